@@ -1,0 +1,102 @@
+# meshpipe: build, test, demo and benchmark the toolchain.
+# Plain make: programs are tools/<name>.c, the library is lib/*.c, unit
+# tests are tests/unit/<name>.c, program tests are tests/<name>.bats.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wvla -Wformat=2 -Wwrite-strings -Wundef
+ifneq ($(WERROR),)
+WARN += -Werror
+endif
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	$(CFLAGS) $(WARN) $(SANFLAGS) -Ilib -MMD -MP -DMP_VERSION='"$(VERSION)"'
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LDLIBS = -lzstd -lcsv -lm
+
+LIB_SRC = $(sort $(wildcard lib/*.c))
+LIB_OBJ = $(LIB_SRC:.c=.o)
+LIB = lib/libmeshpipe.a
+PROG_SRC = $(sort $(wildcard tools/*.c))
+PROGS = $(PROG_SRC:.c=)
+UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
+UNITS = $(UNIT_SRC:.c=)
+MANS = $(sort $(wildcard man/*.[1-9]))
+
+# Debian packages the build, the tests and the pipelines need.
+DEB_PKGS = libzstd-dev libcsv-dev bats gnuplot-nox zstd
+
+all: $(PROGS)
+
+# Rebuild everything when the compiler flags change (e.g. SANITIZE=...).
+lib/.cflags: FORCE
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
+
+lib/%.o: lib/%.c lib/.cflags
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+tools/%: tools/%.c $(LIB) lib/.cflags
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+tests/unit/%: tests/unit/%.c $(LIB) lib/.cflags
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Install missing Debian packages (needs root and apt-get).
+deps:
+	@missing=; \
+	test -f /usr/include/zstd.h || missing="$$missing libzstd-dev"; \
+	test -f /usr/include/csv.h || missing="$$missing libcsv-dev"; \
+	command -v bats >/dev/null 2>&1 || missing="$$missing bats"; \
+	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
+	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing$$missing"; \
+		if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+			echo "make: need root and apt-get to install:$$missing" >&2; exit 1; \
+		fi; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null || exit 1; \
+	fi
+
+check: deps
+	@$(MAKE) --no-print-directory all units
+	@sh tests/run.sh
+
+units: $(UNITS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh pipelines/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh pipelines/bench/bench.sh
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	for p in $(PROGS); do install -m 755 $$p $(DESTDIR)$(BINDIR)/; done
+	for m in $(MANS); do s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+clean:
+	rm -f lib/*.o lib/*.d $(LIB) lib/.cflags $(PROGS) tools/*.d $(UNITS) tests/unit/*.d
+	rm -rf tests/tmp
+
+.PHONY: all check units demo bench install clean deps FORCE
+.SECONDARY: $(LIB_OBJ)
+
+-include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d)

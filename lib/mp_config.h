@@ -1,0 +1,97 @@
+/*
+ * Fabric configuration and presets. A preset is data: a named set of
+ * option settings for the fabric (used by netrun, and by wlgen for the
+ * node count and the load rule) and for the workload (used by wlgen).
+ * Options are named as on the command line, without the dashes.
+ *
+ * struct mp_cfg is a plain value: the caller owns it; nothing to free.
+ */
+#ifndef MP_CONFIG_H
+#define MP_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_util.h"
+
+enum mp_route { MP_RT_DET, MP_RT_BEST, MP_RT_DEROUTE };
+enum mp_bp { MP_BP_NONE, MP_BP_MESSAGE, MP_BP_DEST };
+enum mp_dl { MP_DL_NONE, MP_DL_HOPCOUNT };
+enum mp_pearb { MP_PE_FAIR, MP_PE_INJECT_FIRST, MP_PE_EJECT_FIRST };
+
+struct mp_cfg {
+	char preset[32];
+	char family[16];     /* hex, hexrect, torus */
+	unsigned size;       /* E_n for hex; side for hexrect and torus */
+	unsigned rows, cols; /* explicit RxC (0: size x size) */
+	int route;           /* enum mp_route */
+	unsigned buffers;    /* packet buffers per node (central pool) */
+	unsigned packet_time;  /* units to move a packet over a port */
+	unsigned header_time;  /* header received and routed */
+	unsigned inject_setup; /* PE port connection set-up, injection */
+	unsigned eject_setup;  /* PE port connection set-up, ejection */
+	int full_duplex;     /* links: 0 half-duplex, 1 a channel each way */
+	int pe_separate;     /* PE port: 0 shared in/out, 1 separate */
+	int bp;              /* enum mp_bp */
+	unsigned buffer_limit;       /* 0: off */
+	unsigned buffer_limit_dest;  /* 0: off */
+	unsigned buffer_limit_trans; /* 0: off */
+	uint64_t inject_timeout;     /* units; 0: never */
+	int eject_priority;  /* favour ejection at BufferLimitDest */
+	int deadlock;        /* enum mp_dl */
+	int pe_arb;          /* enum mp_pearb */
+	unsigned payload;    /* payload bytes per packet (segmentation) */
+};
+
+/* Set c to the built-in defaults (those of the po2 preset). */
+void mp_cfg_init(struct mp_cfg *c);
+
+/* Apply preset name's fabric options. 0, or -1 with a message. */
+int mp_cfg_preset(struct mp_cfg *c, const char *name, mp_err *err);
+
+/*
+ * Set one fabric option by its long name ("buffers", "route", ...).
+ * Returns 0; 1 when name is not a fabric option; -1 when the value is
+ * bad (message in err).
+ */
+int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
+	       mp_err *err);
+
+/* Check the combination of settings. 0, or -1 with a message. */
+int mp_cfg_check(const struct mp_cfg *c, mp_err *err);
+
+/* Topology spec of the configuration, e.g. "hex:6", into buf. */
+void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap);
+
+/*
+ * Effective configuration as option lines ("--buffers 20\n" ...), into
+ * buf; returns the length it needed (like snprintf).
+ */
+size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap);
+
+/*
+ * The PE-port time of one packet in the load rule of SPEC 3.1: with a
+ * shared PE port, T_in + T_out (set-up plus packet time each way); with
+ * separate injection and ejection channels, the larger of the two. Load
+ * u means u / mp_cfg_pe_time() packets per node per unit.
+ */
+double mp_cfg_pe_time(const struct mp_cfg *c);
+
+/* Name of a route/bp value for printing. */
+const char *mp_route_name(int route);
+const char *mp_bp_name(int bp);
+
+/*
+ * Workload options of a preset, as "name=value" words separated by
+ * spaces (for wlgen); NULL if there is no such preset.
+ */
+const char *mp_preset_workload(const char *name);
+
+/* Fabric options of a preset, same form; NULL if no such preset. */
+const char *mp_preset_fabric(const char *name);
+
+/* Name and one-line description of the i-th preset; NULL past the end. */
+const char *mp_preset_name(size_t i);
+const char *mp_preset_desc(size_t i);
+
+#endif
