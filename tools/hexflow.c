@@ -78,7 +78,8 @@ static void usage(FILE *fp)
 		DEF_EJECT);
 }
 
-static void MP_PRINTF(1, 2) die_usage(const char *fmt, ...);
+static void die_usage(const char *fmt, ...)
+	MP_PRINTF(1, 2) __attribute__((noreturn));
 
 static void die_usage(const char *fmt, ...)
 {
@@ -196,7 +197,8 @@ int main(int argc, char **argv)
 	int c;
 	mp_err err;
 
-	while ((c = getopt_long(argc, argv, "hn:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hn:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CSV:
 			csv = 1;
@@ -239,9 +241,15 @@ int main(int argc, char **argv)
 					  optarg);
 			have_pe = 1;
 			break;
+		case ':':
+			die_usage("%s: missing argument", argv[optind - 1]);
 		default:
-			usage(stderr);
-			return 2;
+			if (optopt > 0 && optopt < 256)
+				die_usage("-%c: unknown option", optopt);
+			if (optopt >= 256)
+				die_usage("%s: option takes no argument",
+					  argv[optind - 1]);
+			die_usage("%s: unknown option", argv[optind - 1]);
 		}
 	}
 	argc -= optind;
