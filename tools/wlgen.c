@@ -1,0 +1,350 @@
+/*
+ * wlgen: write a stream of messages (kind "messages") for sched or
+ * netrun: a generated workload (lib/mp_workload) for a preset's fabric,
+ * or a recorded CSV trace replayed. Options, wiring and output only.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mp_config.h"
+#include "mp_record.h"
+#include "mp_stream.h"
+#include "mp_util.h"
+#include "mp_workload.h"
+
+static const char usage_text[] =
+	"usage: wlgen [--preset NAME] [--size N | --topo SPEC] --load U\n"
+	"             (-n N | --duration T) [options]\n"
+	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n"
+	"Write a message stream (kind messages) in time order.\n"
+	"  --preset NAME        fabric and workload preset (po2, fedx, torus;\n"
+	"                       default po2); options override it\n"
+	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8\n"
+	"  --nodes N            fail unless the fabric has N nodes\n"
+	"  -n, --messages N     stop after N messages\n"
+	"  --duration T         stop at time T (units of the preset)\n"
+	"  --load U             offered load, fraction of PE-port bandwidth (0, 10]\n"
+	"  --workload NAME      bimodal, uniform, wk1-5, wk30, wk-mixture, fixed:K\n"
+	"  --uniform            single-packet messages (--workload uniform)\n"
+	"  --long P             percentage of long messages (10 or 10%)\n"
+	"  --short-min K, --short-max K, --long-len K   message lengths, packets\n"
+	"  --payload B          payload bytes per packet (preset: 128)\n"
+	"  --arrival A          poisson, geometric, saturated, bernoulli\n"
+	"  --dest D             uniform, transpose, bitcomp, neighbor, distance:K\n"
+	"  --hot-spots K        K hot destination nodes chosen from the seed\n"
+	"  --hot-nodes LIST     the hot nodes, e.g. 3,17,40\n"
+	"  --hot-share P        percentage of PEs sending to them (default 30)\n"
+	"  --hot-load U         load of those hot senders (default --load)\n"
+	"  --gt-share P         percentage of guaranteed-class messages\n"
+	"  --gt-load U          a separate guaranteed stream per node at load U\n"
+	"  --gt-length K        its message length in packets (default 1)\n"
+	"  --adaptive-share P   percentage of messages marked adaptive (route=2)\n"
+	"  --seed S             random seed (default 1)\n"
+	"  --replay FILE        replay a CSV trace (time,src,dst,packets|bytes)\n"
+	"  --time-scale X       replay: multiply trace times by X, then round\n"
+	"  --remap LIST         replay: node ids old:new,old:new...\n"
+	"  --remap-mod          replay: node ids modulo the node count\n"
+	"  --drop-self          replay: skip rows whose src equals dst\n"
+	"  -o, --output FILE    write to FILE instead of standard output\n"
+	"  --raw                write uncompressed\n"
+	"  -h, --help           this help\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+MP_PRINTF(1, 2)
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("wlgen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	exit(2);
+}
+
+MP_PRINTF(1, 2)
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("wlgen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Option codes beyond single letters. */
+enum {
+	O_WL = 0x100, /* a workload option: mp_wl_set by its long name */
+	O_FABRIC,     /* a fabric option: mp_cfg_set by its long name */
+	O_DURATION,
+	O_NODES,
+	O_PRESET,
+	O_RAW
+};
+
+/* Options that only make sense when generating, or when replaying. */
+static const char *const gen_only[] = {
+	"adaptive-share", "arrival", "dest", "gt-length", "gt-load", "gt-share",
+	"hot-load", "hot-nodes", "hot-share", "hot-spots", "load", "long",
+	"long-len", "short-max", "short-min", "uniform", "workload", NULL
+};
+static const char *const replay_only[] = { "drop-self", "remap", "remap-mod",
+					   "time-scale", NULL };
+
+static int listed(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (strcmp(*list, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* What a unit of time means, by preset (SPEC 3: the preset says). */
+static const char *time_unit(const char *preset)
+{
+	static const struct {
+		const char *preset, *unit;
+	} units[] = { { "po2", "byte" }, { "fedx", "byte" }, { "torus", "flit" } };
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(units[i].preset, preset) == 0)
+			return units[i].unit;
+	return "unit";
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct pair {
+	const char *name, *val;
+};
+
+int main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "adaptive-share", required_argument, NULL, O_WL },
+		{ "arrival", required_argument, NULL, O_WL },
+		{ "dest", required_argument, NULL, O_WL },
+		{ "drop-self", no_argument, NULL, O_WL },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "gt-length", required_argument, NULL, O_WL },
+		{ "gt-load", required_argument, NULL, O_WL },
+		{ "gt-share", required_argument, NULL, O_WL },
+		{ "help", no_argument, NULL, 'h' },
+		{ "hot-load", required_argument, NULL, O_WL },
+		{ "hot-nodes", required_argument, NULL, O_WL },
+		{ "hot-share", required_argument, NULL, O_WL },
+		{ "hot-spots", required_argument, NULL, O_WL },
+		{ "load", required_argument, NULL, O_WL },
+		{ "long", required_argument, NULL, O_WL },
+		{ "long-len", required_argument, NULL, O_WL },
+		{ "messages", required_argument, NULL, 'n' },
+		{ "nodes", required_argument, NULL, O_NODES },
+		{ "output", required_argument, NULL, 'o' },
+		{ "payload", required_argument, NULL, O_WL },
+		{ "preset", required_argument, NULL, O_PRESET },
+		{ "raw", no_argument, NULL, O_RAW },
+		{ "remap", required_argument, NULL, O_WL },
+		{ "remap-mod", no_argument, NULL, O_WL },
+		{ "replay", required_argument, NULL, O_WL },
+		{ "seed", required_argument, NULL, O_WL },
+		{ "short-max", required_argument, NULL, O_WL },
+		{ "short-min", required_argument, NULL, O_WL },
+		{ "size", required_argument, NULL, O_FABRIC },
+		{ "time-scale", required_argument, NULL, O_WL },
+		{ "topo", required_argument, NULL, O_FABRIC },
+		{ "uniform", no_argument, NULL, O_WL },
+		{ "workload", required_argument, NULL, O_WL },
+		{ NULL, 0, NULL, 0 }
+	};
+	int orig_argc = argc;
+	char **orig_argv = argv;
+	const char *preset = "po2", *out = NULL;
+	uint64_t nmsgs = 0, duration = 0, nodes = 0;
+	int has_n = 0, has_dur = 0, raw = 0;
+	struct pair *wl = calloc((size_t)argc + 1, sizeof *wl);
+	struct pair *fab = calloc((size_t)argc + 1, sizeof *fab);
+	size_t nwl = 0, nfab = 0;
+	mp_err err;
+	int c, idx;
+
+	if (!wl || !fab)
+		die("out of memory");
+	signal(SIGPIPE, SIG_IGN);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hn:o:", longopts, &idx)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'n':
+			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 50, &nmsgs,
+					 "-n", &err) < 0)
+				usage_error("%s", err.msg);
+			has_n = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case O_DURATION:
+			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 62, &duration,
+					 "--duration", &err) < 0)
+				usage_error("%s", err.msg);
+			has_dur = 1;
+			break;
+		case O_FABRIC:
+			fab[nfab].name = longopts[idx].name;
+			fab[nfab++].val = optarg;
+			break;
+		case O_NODES:
+			if (mp_parse_u64(optarg, 2, UINT32_MAX, &nodes, "--nodes",
+					 &err) < 0)
+				usage_error("%s", err.msg);
+			break;
+		case O_PRESET:
+			preset = optarg;
+			break;
+		case O_RAW:
+			raw = 1;
+			break;
+		case O_WL:
+			wl[nwl].name = longopts[idx].name;
+			wl[nwl++].val = optarg;
+			break;
+		case ':':
+			usage_error("%s: needs an argument", argv[optind - 1]);
+			break;
+		default:
+			if (optopt)
+				usage_error("-%c: unknown option", optopt);
+			usage_error("%s: unknown option", argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 0)
+		usage_error("unexpected argument '%s'", argv[0]);
+
+	/* The preset first, then the command line, whatever its order. */
+	struct mp_cfg cfg;
+	struct mp_wl_cfg wc;
+	mp_cfg_init(&cfg);
+	if (mp_cfg_preset(&cfg, preset, &err) < 0)
+		usage_error("%s", err.msg);
+	mp_wl_cfg_init(&wc);
+	if (mp_wl_set_words(&wc, mp_preset_workload(preset), &err) < 0)
+		die("preset %s: %s", preset, err.msg);
+	for (size_t i = 0; i < nfab; i++)
+		if (mp_cfg_set(&cfg, fab[i].name, fab[i].val, &err) != 0)
+			usage_error("%s", err.msg);
+	if (mp_cfg_check(&cfg, &err) < 0)
+		usage_error("%s", err.msg);
+	/* A workload resets the lengths: apply it before the length options. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < nwl; i++) {
+			int first = strcmp(wl[i].name, "workload") == 0 ||
+				    strcmp(wl[i].name, "uniform") == 0;
+			if (first != (pass == 0))
+				continue;
+			if (mp_wl_set(&wc, wl[i].name, wl[i].val, &err) != 0)
+				usage_error("%s", err.msg);
+		}
+	for (size_t i = 0; i < nwl; i++) {
+		if (wc.replay && listed(gen_only, wl[i].name))
+			usage_error("--%s: not used with --replay", wl[i].name);
+		if (!wc.replay && listed(replay_only, wl[i].name))
+			usage_error("--%s: only used with --replay", wl[i].name);
+	}
+	if (!wc.replay && !has_n && !has_dur)
+		usage_error("give -n or --duration");
+
+	mp_workload *w = mp_workload_new(&wc, &cfg, &err);
+	if (!w)
+		usage_error("%s", err.msg);
+	if (nodes && mp_workload_nodes(w) != nodes) {
+		char topo[64];
+		mp_cfg_topo(&cfg, topo, sizeof topo);
+		usage_error("--nodes: the fabric (%s) has %u nodes, not %llu", topo,
+			    mp_workload_nodes(w), (unsigned long long)nodes);
+	}
+	if (mp_workload_start(w, &err) < 0)
+		die("%s", err.msg);
+
+	mp_hdr *h = mp_hdr_new(MP_KIND_MESSAGES);
+	if (!h || mp_workload_describe(w, h) < 0 ||
+	    mp_hdr_set(h, "preset", preset) < 0 ||
+	    mp_hdr_set(h, "time_unit", time_unit(preset)) < 0 ||
+	    mp_hdr_setf(h, "packet_time", "%u", cfg.packet_time) < 0 ||
+	    (has_n && mp_hdr_setf(h, "messages", "%llu",
+				  (unsigned long long)nmsgs) < 0) ||
+	    (has_dur && mp_hdr_setf(h, "duration", "%llu",
+				    (unsigned long long)duration) < 0) ||
+	    mp_hdr_add_prov(h, "wlgen", orig_argc, orig_argv, 1, wc.seed) < 0)
+		die("header: out of memory or a node list too long for it");
+	mp_writer *wr = mp_writer_open(out, h, raw ? MP_W_RAW : 0, &err);
+	mp_hdr_free(h);
+	if (!wr)
+		die("%s", err.msg);
+
+	int tty = isatty(STDERR_FILENO), shown = 0;
+	double last = tty ? now() : 0;
+	uint64_t count = 0;
+	mp_rec rec;
+	for (;;) {
+		if (has_n && count == nmsgs)
+			break;
+		int rc = mp_workload_next(w, &rec.msg);
+		if (rc < 0) {
+			/* Cut the stream short without a trailer, so a reader
+			 * downstream sees it truncated, not complete. */
+			if (out && strcmp(out, "-") != 0)
+				unlink(out);
+			else
+				close(STDOUT_FILENO);
+			mp_writer_close(wr, NULL);
+			fprintf(stderr, "%swlgen: %s\n", shown ? "\n" : "",
+				mp_workload_error(w));
+			mp_workload_free(w);
+			free(wl);
+			free(fab);
+			return 1;
+		}
+		if (rc == 0 || (has_dur && rec.msg.time >= duration))
+			break;
+		if (mp_writer_put(wr, &rec) < 0)
+			break;
+		count++;
+		if (tty && (count & 4095) == 0 && now() - last >= 0.25) {
+			last = now();
+			fprintf(stderr, "\rwlgen: %llu messages, time %llu ",
+				(unsigned long long)count,
+				(unsigned long long)rec.msg.time);
+			shown = 1;
+		}
+	}
+	if (shown)
+		fprintf(stderr, "\rwlgen: %llu messages, time %llu\n",
+			(unsigned long long)count, (unsigned long long)rec.msg.time);
+	mp_workload_free(w);
+	free(wl);
+	free(fab);
+	if (mp_writer_close(wr, &err) < 0)
+		die("%s", err.msg);
+	return 0;
+}
