@@ -50,6 +50,9 @@ int mp_csv_col(const mp_csv_reader *r, const char *name);
 size_t mp_csv_ncomments(const mp_csv_reader *r);
 const char *mp_csv_comment(const mp_csv_reader *r, size_t i);
 
+/* Line number (1-based) of the i-th comment; 0 when there is none. */
+uint64_t mp_csv_comment_line(const mp_csv_reader *r, size_t i);
+
 /* Next data row: 1, 0 at end of input, -1 on error (mp_csv_error). */
 int mp_csv_next(mp_csv_reader *r);
 
@@ -75,6 +78,13 @@ const char *mp_csv_error(const mp_csv_reader *r);
  * naming the line and column in err.
  */
 int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err);
+
+/*
+ * Check the header row against the fields of a record tag before any
+ * row is read: 0, or -1 with "<input>: line N: unknown column 'x' ..."
+ * in err (so a typo is caught even in a CSV without rows).
+ */
+int mp_csv_check_columns(const mp_csv_reader *r, int tag, mp_err *err);
 
 void mp_csv_close(mp_csv_reader *r);
 
