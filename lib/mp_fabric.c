@@ -1,0 +1,1118 @@
+/*
+ * The packet-level fabric model: nodes with a central buffer pool,
+ * channels (a half-duplex link is one channel shared by its two ends; a
+ * full-duplex link is a channel each way), PE ports, packets and
+ * messages in pools, and the event handlers that move packets. See
+ * mp_fabric.h for the interface and man/netrun.1 for the rules.
+ */
+#include "mp_fabric.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_evq.h"
+#include "mp_rng.h"
+#include "mp_topo.h"
+
+#define NIL UINT32_MAX
+#define EJECT_BIT 0x80u
+
+enum {
+	EV_ROUTE = 1,   /* a: packet; header in and routed at its node */
+	EV_XFER_END,    /* a: packet, b: channel; tail has left the sender */
+	EV_ATTEMPT_END, /* a: packet, b: channel; refused attempt over */
+	EV_INJ_DECIDE,  /* a: node; injection set-up over, node decides */
+	EV_INJ_END,     /* a: node; injected packet has left the PE */
+	EV_INJ_REFUSED, /* a: node; refused injection attempt over */
+	EV_EJ_END,      /* a: packet; completely ejected */
+	EV_INJ_TIMEOUT, /* a: node; balanced-injection starvation time-out */
+	EV_TIMER_UTIL,  /* utilization snapshot */
+	EV_TIMER_CHECK  /* saturation and deadlock checks */
+};
+
+enum { P_ROUTING, P_WAITING, P_ATTEMPT, P_MOVING };
+enum { USE_INJ = 0, USE_EJ = 1 };
+
+struct pkt {
+	uint32_t msg;    /* message slot */
+	uint32_t dst;
+	uint32_t node;   /* node holding its head */
+	uint32_t prev, next; /* held list at node (or free list) */
+	uint32_t seq;
+	uint32_t refusals;
+	uint64_t t_inject;
+	uint16_t hops, deroutes;
+	uint8_t a;       /* deroutes still allowed */
+	uint8_t rt;      /* MP_RT_* */
+	uint8_t best, nf; /* candidate directions at node; EJECT_BIT */
+	uint8_t state;
+	uint8_t pe;      /* ejecting through pe[pe] */
+	uint8_t live;    /* allocated (not in the free list) */
+};
+
+struct msg {
+	uint64_t id, t_arrive, t_first;
+	uint32_t src, dst, packets, bytes;
+	uint32_t sent, delivered, hops;
+	uint32_t next_free;
+	uint8_t cls, group, rt;
+};
+
+struct port {
+	uint8_t busy, refusing, last;
+	uint64_t busy_start;
+	uint64_t accum, refused, xfers, refusals;
+};
+
+struct chan {
+	struct port p;
+	uint8_t cur;          /* end that is sending */
+	uint8_t end_dir[2];
+	uint32_t end_node[2]; /* full duplex: end 0 only */
+};
+
+struct node {
+	uint32_t held_head, held_tail;
+	uint32_t used, dest;
+	uint32_t att_msg;
+	uint64_t att_start;
+	uint64_t blocked_since;
+	uint8_t timer_pending, force, blocked;
+	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
+	mp_rng rng;
+};
+
+struct sample {
+	uint64_t t, backlog, arrived;
+};
+
+struct mp_fabric {
+	struct mp_cfg cfg;
+	struct mp_fabric_opts o;
+	mp_topo *topo;
+	uint32_t n;
+	unsigned deg;
+	const uint8_t *dist, *best, *nf, *det;
+	uint32_t *nb;      /* n * deg neighbours */
+	uint32_t *chan_of; /* n * deg channel of each port */
+	struct chan *chans;
+	uint32_t nchans;
+	struct node *nodes;
+	struct pkt *pkts;
+	uint32_t npkts, pkt_free;
+	struct msg *msgs;
+	uint32_t nmsgs, msg_free;
+	mp_evq *q;
+	mp_ni *ni;
+	mp_emit_fn emit;
+	void *ctx;
+	uint64_t now;
+	uint64_t pending; /* non-timer events pending */
+	uint64_t last_progress;
+	int status;       /* sticky: saturated (keep going) */
+	int trend_sat;
+	int input_done;
+	int failed;
+	struct mp_fabric_counts c;
+	uint64_t arrived_pkts;
+	struct sample *samples;
+	size_t nsamples, sample_stride, sample_skip;
+	char err[512];
+};
+
+MP_PRINTF(2, 3)
+static int fail(mp_fabric *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->err, sizeof f->err, fmt, ap);
+	va_end(ap);
+	f->failed = 1;
+	return -1;
+}
+
+void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
+{
+	uint64_t pe = (uint64_t)mp_cfg_pe_time(cfg);
+	memset(o, 0, sizeof *o);
+	o->seed = 1;
+	o->util_interval = 256 * pe;
+	o->check_interval = 64 * pe;
+	o->deadlock_time = 1000 * (uint64_t)(cfg->packet_time + cfg->header_time +
+					    cfg->inject_setup + cfg->eject_setup);
+	o->max_backlog = 2000;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pools and lists                                                     */
+
+static void push(mp_fabric *f, uint64_t t, uint16_t type, uint32_t a,
+		 uint32_t b)
+{
+	struct mp_ev ev = { t, a, b, type };
+	if (type < EV_TIMER_UTIL)
+		f->pending++;
+	if (mp_evq_push(f->q, &ev) < 0)
+		fail(f, "out of memory (event queue)");
+}
+
+static uint32_t pkt_alloc(mp_fabric *f)
+{
+	if (f->pkt_free == NIL) {
+		uint32_t cap = f->npkts ? f->npkts * 2 : 1024;
+		struct pkt *p = realloc(f->pkts, (size_t)cap * sizeof *p);
+		if (!p) {
+			fail(f, "out of memory (packets)");
+			return NIL;
+		}
+		f->pkts = p;
+		for (uint32_t i = cap; i-- > f->npkts;) {
+			p[i].live = 0;
+			p[i].next = f->pkt_free;
+			f->pkt_free = i;
+		}
+		f->npkts = cap;
+	}
+	uint32_t i = f->pkt_free;
+	f->pkt_free = f->pkts[i].next;
+	return i;
+}
+
+static void pkt_release(mp_fabric *f, uint32_t i)
+{
+	f->pkts[i].live = 0;
+	f->pkts[i].next = f->pkt_free;
+	f->pkt_free = i;
+}
+
+static uint32_t msg_alloc(mp_fabric *f)
+{
+	if (f->msg_free == NIL) {
+		uint32_t cap = f->nmsgs ? f->nmsgs * 2 : 1024;
+		struct msg *m = realloc(f->msgs, (size_t)cap * sizeof *m);
+		if (!m) {
+			fail(f, "out of memory (messages)");
+			return NIL;
+		}
+		f->msgs = m;
+		for (uint32_t i = cap; i-- > f->nmsgs;) {
+			m[i].next_free = f->msg_free;
+			f->msg_free = i;
+		}
+		f->nmsgs = cap;
+	}
+	uint32_t i = f->msg_free;
+	f->msg_free = f->msgs[i].next_free;
+	return i;
+}
+
+/* Append packet i to node x's list of held (waiting) packets. */
+static void hold(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	struct node *n = &f->nodes[x];
+	struct pkt *p = &f->pkts[i];
+	p->next = NIL;
+	p->prev = n->held_tail;
+	if (n->held_tail == NIL)
+		n->held_head = i;
+	else
+		f->pkts[n->held_tail].next = i;
+	n->held_tail = i;
+}
+
+static void unhold(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	struct node *n = &f->nodes[x];
+	struct pkt *p = &f->pkts[i];
+	if (p->prev == NIL)
+		n->held_head = p->next;
+	else
+		f->pkts[p->prev].next = p->next;
+	if (p->next == NIL)
+		n->held_tail = p->prev;
+	else
+		f->pkts[p->next].prev = p->prev;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ports                                                               */
+
+static void port_start(struct port *pt, uint64_t now, int refusing)
+{
+	pt->busy = 1;
+	pt->refusing = (uint8_t)refusing;
+	pt->busy_start = now;
+}
+
+static void port_end(struct port *pt, uint64_t now)
+{
+	uint64_t d = now - pt->busy_start;
+	pt->accum += d;
+	if (pt->refusing) {
+		pt->refused += d;
+		pt->refusals++;
+	} else {
+		pt->xfers++;
+	}
+	pt->busy = 0;
+}
+
+/* Busy and refused time up to now, in-progress use included. */
+static void port_sum(const struct port *pt, uint64_t now, uint64_t *busy,
+		     uint64_t *refused)
+{
+	*busy += pt->accum;
+	*refused += pt->refused;
+	if (pt->busy) {
+		*busy += now - pt->busy_start;
+		if (pt->refusing)
+			*refused += now - pt->busy_start;
+	}
+}
+
+static uint64_t refusal_cost(unsigned setup, unsigned header)
+{
+	/* A refusal is learned when the header would have been routed;
+	 * it costs at least one unit so a retry loop always advances. */
+	uint64_t c = (uint64_t)setup + header;
+	return c ? c : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Admission                                                           */
+
+/*
+ * Whether node y accepts a packet of message slot m for dst that will
+ * have at most q hops to go after arriving.
+ */
+static int admit(const mp_fabric *f, uint32_t y, uint32_t m, uint32_t dst,
+		 unsigned q)
+{
+	const struct node *n = &f->nodes[y];
+	unsigned B = f->cfg.buffers;
+	if (n->used >= B)
+		return 0;
+	/* Hop-count rule (a forward-count controller): a packet with q hops
+	 * to go needs more than q free buffers, so packets nearer their
+	 * destination always find room and no cycle of waits can form. */
+	if (f->cfg.deadlock == MP_DL_HOPCOUNT && B - n->used <= q)
+		return 0;
+	if (f->cfg.bp == MP_BP_MESSAGE) {
+		for (uint32_t i = n->held_head; i != NIL; i = f->pkts[i].next)
+			if (f->pkts[i].msg == m)
+				return 0;
+	} else if (f->cfg.bp == MP_BP_DEST) {
+		for (uint32_t i = n->held_head; i != NIL; i = f->pkts[i].next)
+			if (f->pkts[i].dst == dst)
+				return 0;
+	}
+	return 1;
+}
+
+/* Hops a packet may still take from node y: distance plus deroutes. */
+static unsigned to_go(const mp_fabric *f, uint32_t y, uint32_t dst, unsigned a)
+{
+	return f->dist[mp_topo_offset(f->topo, y, dst)] + a;
+}
+
+/* ------------------------------------------------------------------ */
+/* Moving packets                                                      */
+
+static void arb_pe(mp_fabric *f, uint32_t x);
+
+/* Offer packet i, held or routed at x, to the channel of direction d. */
+static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
+{
+	struct pkt *p = &f->pkts[i];
+	uint32_t c = f->chan_of[x * f->deg + d];
+	struct chan *ch = &f->chans[c];
+	uint32_t y = f->nb[x * f->deg + d];
+	unsigned a_after = p->a ? p->a - 1u : 0u;
+	int in_list = p->state == P_WAITING || p->state == P_ATTEMPT;
+
+	ch->cur = (ch->end_node[0] == x && ch->end_dir[0] == d) ? 0 : 1;
+	if (admit(f, y, p->msg, p->dst, to_go(f, y, p->dst, a_after))) {
+		port_start(&ch->p, f->now, 0);
+		if (in_list)
+			unhold(f, x, i);
+		if (!(p->best >> d & 1))
+			p->deroutes++;
+		p->state = P_ROUTING;
+		p->node = y;
+		p->hops++;
+		p->a = (uint8_t)a_after;
+		f->nodes[y].used++;
+		if (p->dst == y)
+			f->nodes[y].dest++;
+		f->c.hops++;
+		f->last_progress = f->now;
+		push(f, f->now + f->cfg.header_time, EV_ROUTE, i, 0);
+		push(f, f->now + f->cfg.packet_time, EV_XFER_END, i, c);
+	} else {
+		port_start(&ch->p, f->now, 1);
+		if (!in_list)
+			hold(f, x, i);
+		p->state = P_ATTEMPT;
+		p->refusals++;
+		f->c.refusals++;
+		push(f, f->now + refusal_cost(0, f->cfg.header_time),
+		     EV_ATTEMPT_END, i, c);
+	}
+}
+
+/*
+ * Offer packet i at x to a free channel among its candidates: best
+ * directions first, then no-farther ones, a random one of the free when
+ * there are several. Returns 1 when an offer was made.
+ */
+static int try_free(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	const struct pkt *p = &f->pkts[i];
+	const uint32_t *co = f->chan_of + (size_t)x * f->deg;
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned mask = pass == 0 ? p->best : p->nf;
+		unsigned freed[MP_TOPO_MAXDEG], k = 0;
+		mask &= 0x7f;
+		while (mask) {
+			unsigned d = (unsigned)__builtin_ctz(mask);
+			mask &= mask - 1;
+			if (!f->chans[co[d]].p.busy)
+				freed[k++] = d;
+		}
+		if (k) {
+			unsigned d = freed[k == 1 ? 0 :
+					   mp_rng_below(&f->nodes[x].rng, k)];
+			start_xfer(f, x, i, d);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* First waiting packet at x that may use direction d (or eject). */
+static uint32_t first_for(const mp_fabric *f, uint32_t x, unsigned bit)
+{
+	for (uint32_t i = f->nodes[x].held_head; i != NIL; i = f->pkts[i].next) {
+		const struct pkt *p = &f->pkts[i];
+		if (p->state == P_WAITING && ((p->best | p->nf) & bit))
+			return i;
+	}
+	return NIL;
+}
+
+/* A channel is free: give it to a waiting packet at one of its ends. */
+static void arb_chan(mp_fabric *f, uint32_t c)
+{
+	struct chan *ch = &f->chans[c];
+	if (ch->p.busy)
+		return;
+	uint32_t e0 = first_for(f, ch->end_node[0], 1u << ch->end_dir[0]);
+	uint32_t e1 = f->cfg.full_duplex ? NIL :
+		      first_for(f, ch->end_node[1], 1u << ch->end_dir[1]);
+	int end;
+	if (e0 != NIL && e1 != NIL)
+		end = ch->p.last == 0 ? 1 : 0; /* alternate directions */
+	else if (e0 != NIL)
+		end = 0;
+	else if (e1 != NIL)
+		end = 1;
+	else
+		return;
+	start_xfer(f, ch->end_node[end], end ? e1 : e0, ch->end_dir[end]);
+}
+
+/* Routing decision for packet i at its node. */
+static void route(mp_fabric *f, uint32_t i)
+{
+	struct pkt *p = &f->pkts[i];
+	uint32_t x = p->node;
+	uint32_t off = mp_topo_offset(f->topo, x, p->dst);
+
+	if (off == 0) {
+		p->best = EJECT_BIT;
+		p->nf = 0;
+		p->state = P_WAITING;
+		hold(f, x, i);
+		arb_pe(f, x);
+		return;
+	}
+	switch (p->rt) {
+	case MP_RT_DET:
+		p->best = (uint8_t)(1u << f->det[off]);
+		p->nf = 0;
+		break;
+	case MP_RT_BEST:
+		p->best = f->best[off];
+		p->nf = 0;
+		break;
+	default:
+		p->best = f->best[off];
+		p->nf = p->a ? f->nf[off] : 0;
+		break;
+	}
+	/* Still P_ROUTING here: start_xfer must not unlink it from a list. */
+	if (!try_free(f, x, i)) {
+		p->state = P_WAITING;
+		hold(f, x, i);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* PE ports                                                            */
+
+/* Whether balanced injection lets node x inject now. */
+static int gate_open(const mp_fabric *f, const struct node *n)
+{
+	const struct mp_cfg *c = &f->cfg;
+	if (c->buffer_limit && n->used >= c->buffer_limit)
+		return 0;
+	if (c->buffer_limit_dest && n->dest >= c->buffer_limit_dest)
+		return 0;
+	if (c->buffer_limit_trans && n->used - n->dest >= c->buffer_limit_trans)
+		return 0;
+	return 1;
+}
+
+static int can_inject(mp_fabric *f, uint32_t x)
+{
+	struct node *n = &f->nodes[x];
+	if (mp_ni_head(f->ni, x) == MP_NI_NONE)
+		return 0;
+	if (n->force || gate_open(f, n)) {
+		n->blocked = 0;
+		return 1;
+	}
+	if (!n->blocked) {
+		n->blocked = 1;
+		n->blocked_since = f->now;
+	}
+	if (f->cfg.inject_timeout && !n->timer_pending) {
+		n->timer_pending = 1;
+		push(f, n->blocked_since + f->cfg.inject_timeout, EV_INJ_TIMEOUT,
+		     x, 0);
+	}
+	return 0;
+}
+
+static void start_inject(mp_fabric *f, uint32_t x)
+{
+	struct node *n = &f->nodes[x];
+	n->force = 0;
+	n->att_msg = mp_ni_head(f->ni, x);
+	n->att_start = f->now;
+	port_start(&n->pe[0], f->now, 0);
+	n->pe[0].last = USE_INJ;
+	push(f, f->now + f->cfg.inject_setup, EV_INJ_DECIDE, x, 0);
+}
+
+static void start_eject(mp_fabric *f, uint32_t x, uint32_t i, int which)
+{
+	struct node *n = &f->nodes[x];
+	struct pkt *p = &f->pkts[i];
+	unhold(f, x, i);
+	p->state = P_MOVING;
+	p->pe = (uint8_t)which;
+	port_start(&n->pe[which], f->now, 0);
+	n->pe[which].last = USE_EJ;
+	push(f, f->now + f->cfg.eject_setup + f->cfg.packet_time, EV_EJ_END, i, 0);
+}
+
+/* The PE port of x may be free: start an ejection or an injection. */
+static void arb_pe(mp_fabric *f, uint32_t x)
+{
+	struct node *n = &f->nodes[x];
+	const struct mp_cfg *c = &f->cfg;
+
+	if (c->pe_separate) {
+		if (!n->pe[1].busy) {
+			uint32_t e = first_for(f, x, EJECT_BIT);
+			if (e != NIL)
+				start_eject(f, x, e, 1);
+		}
+		if (!n->pe[0].busy && can_inject(f, x))
+			start_inject(f, x);
+		return;
+	}
+	if (n->pe[0].busy)
+		return;
+	uint32_t e = first_for(f, x, EJECT_BIT);
+	int inj = can_inject(f, x);
+	if (e == NIL && !inj)
+		return;
+	int eject;
+	if (e == NIL)
+		eject = 0;
+	else if (!inj)
+		eject = 1;
+	else if (c->eject_priority && c->buffer_limit_dest &&
+		 n->dest >= c->buffer_limit_dest)
+		eject = 1;
+	else if (c->pe_arb == MP_PE_INJECT_FIRST)
+		eject = 0;
+	else if (c->pe_arb == MP_PE_EJECT_FIRST)
+		eject = 1;
+	else
+		eject = n->pe[0].last == USE_INJ; /* fair: alternate */
+	if (eject)
+		start_eject(f, x, e, 0);
+	else
+		start_inject(f, x);
+}
+
+/* Injection set-up over: node x accepts the packet or refuses it. */
+static void inj_decide(mp_fabric *f, uint32_t x)
+{
+	struct node *n = &f->nodes[x];
+	uint32_t mi = n->att_msg;
+	struct msg *m = &f->msgs[mi];
+	unsigned d = f->dist[mp_topo_offset(f->topo, x, m->dst)];
+	unsigned a0 = m->rt == MP_RT_DEROUTE && d > 0 ? d - 1 : 0;
+
+	if (!admit(f, x, mi, m->dst, d + a0)) {
+		n->pe[0].refusing = 1;
+		f->c.refusals++;
+		push(f, n->att_start + refusal_cost(f->cfg.inject_setup,
+						    f->cfg.header_time),
+		     EV_INJ_REFUSED, x, 0);
+		return;
+	}
+	uint32_t i = pkt_alloc(f);
+	if (i == NIL)
+		return;
+	struct pkt *p = &f->pkts[i];
+	memset(p, 0, sizeof *p);
+	p->msg = mi;
+	p->dst = m->dst;
+	p->node = x;
+	p->seq = m->sent;
+	p->t_inject = n->att_start;
+	p->a = (uint8_t)(a0 > 255 ? 255 : a0);
+	p->rt = m->rt;
+	p->state = P_ROUTING;
+	p->live = 1;
+	p->prev = p->next = NIL;
+	if (m->sent == 0)
+		m->t_first = n->att_start;
+	m->sent++;
+	mp_ni_accepted(f->ni, x, mi, m->packets - m->sent);
+	n->used++;
+	f->c.pkts_injected++;
+	f->c.pkts_queued--;
+	f->last_progress = f->now;
+	push(f, f->now + f->cfg.header_time, EV_ROUTE, i, 0);
+	push(f, f->now + f->cfg.packet_time, EV_INJ_END, x, 0);
+}
+
+static int emit(mp_fabric *f, const mp_rec *r)
+{
+	if (f->emit(f->ctx, r) < 0)
+		return fail(f, "output failed");
+	return 0;
+}
+
+static void ej_end(mp_fabric *f, uint32_t i)
+{
+	struct pkt *p = &f->pkts[i];
+	uint32_t x = p->node;
+	struct node *n = &f->nodes[x];
+	struct msg *m = &f->msgs[p->msg];
+	mp_rec r;
+
+	port_end(&n->pe[p->pe], f->now);
+	n->used--;
+	n->dest--;
+	f->c.pkts_delivered++;
+	f->last_progress = f->now;
+	m->delivered++;
+	m->hops += p->hops;
+	if (!f->o.no_packets) {
+		memset(&r, 0, sizeof r);
+		r.pkt.tag = MP_REC_PKT;
+		r.pkt.cls = m->cls;
+		r.pkt.group = m->group;
+		r.pkt.flags = p->deroutes ? 1 : 0;
+		r.pkt.src = m->src;
+		r.pkt.dst = m->dst;
+		r.pkt.seq = p->seq;
+		r.pkt.msg = m->id;
+		r.pkt.t_inject = p->t_inject;
+		r.pkt.t_eject = f->now;
+		r.pkt.hops = p->hops;
+		r.pkt.deroutes = p->deroutes;
+		r.pkt.refusals = p->refusals;
+		emit(f, &r);
+	}
+	pkt_release(f, i);
+	if (m->delivered == m->packets) {
+		memset(&r, 0, sizeof r);
+		r.dlv.tag = MP_REC_DLV;
+		r.dlv.cls = m->cls;
+		r.dlv.group = m->group;
+		r.dlv.src = m->src;
+		r.dlv.dst = m->dst;
+		r.dlv.packets = m->packets;
+		r.dlv.id = m->id;
+		r.dlv.t_arrive = m->t_arrive;
+		r.dlv.t_first = m->t_first;
+		r.dlv.t_done = f->now;
+		r.dlv.bytes = m->bytes;
+		r.dlv.hops = m->hops;
+		emit(f, &r);
+		f->c.msgs_done++;
+		m->next_free = f->msg_free;
+		f->msg_free = p->msg;
+	}
+	arb_pe(f, x);
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers                                                              */
+
+static void util_snapshot(mp_fabric *f, int scope, uint64_t t)
+{
+	mp_rec r;
+	memset(&r, 0, sizeof r);
+	r.util.tag = MP_REC_UTIL;
+	r.util.scope = (uint8_t)scope;
+	r.util.node = UINT32_MAX;
+	r.util.t = t;
+	if (scope == MP_UTIL_PE) {
+		int k = f->cfg.pe_separate ? 2 : 1;
+		for (uint32_t x = 0; x < f->n; x++)
+			for (int w = 0; w < k; w++) {
+				const struct port *pt = &f->nodes[x].pe[w];
+				port_sum(pt, t, &r.util.busy, &r.util.refused);
+				r.util.transfers += pt->xfers;
+				r.util.refusals += pt->refusals;
+			}
+		r.util.nports = f->n * (uint32_t)k;
+	} else {
+		for (uint32_t c = 0; c < f->nchans; c++) {
+			const struct port *pt = &f->chans[c].p;
+			port_sum(pt, t, &r.util.busy, &r.util.refused);
+			r.util.transfers += pt->xfers;
+			r.util.refusals += pt->refusals;
+		}
+		r.util.nports = f->nchans;
+	}
+	emit(f, &r);
+}
+
+static void take_sample(mp_fabric *f)
+{
+	/* Keep at most 1024 samples: when full, drop every other one and
+	 * sample half as often. */
+	if (f->sample_skip++ % f->sample_stride)
+		return;
+	if (f->nsamples == 1024) {
+		for (size_t i = 0; i < 512; i++)
+			f->samples[i] = f->samples[2 * i];
+		f->nsamples = 512;
+		f->sample_stride *= 2;
+	}
+	struct sample s = { f->now, f->c.pkts_queued, f->arrived_pkts };
+	f->samples[f->nsamples++] = s;
+}
+
+/* Returns a run status other than OK when the run must stop. */
+static int check(mp_fabric *f)
+{
+	if (!f->input_done)
+		take_sample(f);
+	if (f->c.pkts_queued > f->o.max_backlog * f->n) {
+		if (!f->o.keep_going) {
+			snprintf(f->err, sizeof f->err,
+				 "saturated at time %llu: %llu packets queued at "
+				 "sources (more than %llu per node)",
+				 (unsigned long long)f->now,
+				 (unsigned long long)f->c.pkts_queued,
+				 (unsigned long long)f->o.max_backlog);
+			return MP_FAB_SATURATED;
+		}
+		f->status = MP_FAB_SATURATED;
+	}
+	if (f->c.pkts_injected > f->c.pkts_delivered &&
+	    f->now - f->last_progress >= f->o.deadlock_time) {
+		snprintf(f->err, sizeof f->err,
+			 "deadlock at time %llu: no packet moved for %llu units "
+			 "with %llu packets in the fabric",
+			 (unsigned long long)f->now,
+			 (unsigned long long)(f->now - f->last_progress),
+			 (unsigned long long)(f->c.pkts_injected -
+					      f->c.pkts_delivered));
+		return MP_FAB_DEADLOCK;
+	}
+	return MP_FAB_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Interface                                                           */
+
+mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
+			 const struct mp_ni_policy *pol,
+			 const struct mp_fabric_opts *opts, mp_emit_fn emitfn,
+			 void *ctx, mp_err *err)
+{
+	char spec[64];
+	if (mp_cfg_check(cfg, err) < 0)
+		return NULL;
+	mp_fabric *f = calloc(1, sizeof *f);
+	if (!f) {
+		mp_err_set(err, "out of memory");
+		return NULL;
+	}
+	f->cfg = *cfg;
+	f->o = *opts;
+	f->emit = emitfn;
+	f->ctx = ctx;
+	f->pkt_free = f->msg_free = NIL;
+	mp_cfg_topo(cfg, spec, sizeof spec);
+	f->topo = mp_topo_new(spec, err);
+	if (!f->topo)
+		goto fail;
+	f->n = mp_topo_nodes(f->topo);
+	f->deg = mp_topo_degree(f->topo);
+	f->dist = mp_topo_dist_table(f->topo);
+	f->best = mp_topo_best_table(f->topo);
+	f->nf = mp_topo_nofarther_table(f->topo);
+	f->det = mp_topo_det_table(f->topo);
+	if (cfg->deadlock == MP_DL_HOPCOUNT) {
+		unsigned D = mp_topo_diameter(f->topo);
+		unsigned need = cfg->route == MP_RT_DEROUTE ? 2 * D : D + 1;
+		if (cfg->buffers < need) {
+			mp_err_set(err, "--deadlock hop-count needs at least %u "
+					"buffers on %s with %s routing", need, spec,
+				   mp_route_name(cfg->route));
+			goto fail;
+		}
+	}
+	size_t nd = (size_t)f->n * f->deg;
+	f->nb = malloc(nd * sizeof *f->nb);
+	f->chan_of = malloc(nd * sizeof *f->chan_of);
+	f->chans = calloc(nd, sizeof *f->chans);
+	f->nodes = calloc(f->n, sizeof *f->nodes);
+	f->samples = malloc(1024 * sizeof *f->samples);
+	f->sample_stride = 1;
+	f->q = mp_evq_new(2 * (uint64_t)(cfg->packet_time + cfg->header_time +
+					 cfg->inject_setup + cfg->eject_setup) + 2);
+	f->ni = mp_ni_new(f->n, pol);
+	if (!f->nb || !f->chan_of || !f->chans || !f->nodes || !f->q || !f->ni ||
+	    !f->samples) {
+		mp_err_set(err, "out of memory");
+		goto fail;
+	}
+	for (uint32_t x = 0; x < f->n; x++)
+		for (unsigned d = 0; d < f->deg; d++) {
+			f->nb[x * f->deg + d] = mp_topo_neighbor(f->topo, x, d);
+			f->chan_of[x * f->deg + d] = NIL;
+		}
+	/* Channels: a half-duplex link is one channel for both ends. */
+	for (uint32_t x = 0; x < f->n; x++)
+		for (unsigned d = 0; d < f->deg; d++) {
+			if (f->chan_of[x * f->deg + d] != NIL)
+				continue;
+			uint32_t c = f->nchans++;
+			struct chan *ch = &f->chans[c];
+			ch->end_node[0] = x;
+			ch->end_dir[0] = (uint8_t)d;
+			f->chan_of[x * f->deg + d] = c;
+			if (!cfg->full_duplex) {
+				uint32_t y = f->nb[x * f->deg + d];
+				unsigned e = mp_topo_opposite(f->topo, d);
+				ch->end_node[1] = y;
+				ch->end_dir[1] = (uint8_t)e;
+				f->chan_of[y * f->deg + e] = c;
+			}
+		}
+	for (uint32_t x = 0; x < f->n; x++) {
+		struct node *n = &f->nodes[x];
+		n->held_head = n->held_tail = NIL;
+		n->pe[0].last = USE_EJ; /* so the first choice is injection */
+		n->pe[1].last = USE_INJ;
+		mp_rng_seed(&n->rng, f->o.seed, x);
+	}
+	if (f->o.util_interval)
+		push(f, f->o.util_interval, EV_TIMER_UTIL, 0, 0);
+	if (f->o.check_interval)
+		push(f, f->o.check_interval, EV_TIMER_CHECK, 0, 0);
+	if (f->failed) {
+		mp_err_set(err, "%s", f->err);
+		goto fail;
+	}
+	return f;
+fail:
+	mp_fabric_free(f);
+	return NULL;
+}
+
+void mp_fabric_free(mp_fabric *f)
+{
+	if (!f)
+		return;
+	mp_topo_free(f->topo);
+	free(f->nb);
+	free(f->chan_of);
+	free(f->chans);
+	free(f->nodes);
+	free(f->pkts);
+	free(f->msgs);
+	free(f->samples);
+	mp_evq_free(f->q);
+	mp_ni_free(f->ni);
+	free(f);
+}
+
+uint32_t mp_fabric_nodes(const mp_fabric *f)
+{
+	return f->n;
+}
+
+uint64_t mp_fabric_now(const mp_fabric *f)
+{
+	return f->now;
+}
+
+int mp_fabric_busy(const mp_fabric *f)
+{
+	return f->pending > 0 || f->c.pkts_queued > 0;
+}
+
+int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
+{
+	if (in->time < f->now)
+		return fail(f, "message %llu arrives at %llu, before the current "
+			       "time %llu", (unsigned long long)in->id,
+			    (unsigned long long)in->time,
+			    (unsigned long long)f->now);
+	if (in->src >= f->n || in->dst >= f->n)
+		return fail(f, "message %llu: node out of range (%u nodes)",
+			    (unsigned long long)in->id, f->n);
+	uint32_t mi = msg_alloc(f);
+	if (mi == NIL)
+		return -1;
+	struct msg *m = &f->msgs[mi];
+	memset(m, 0, sizeof *m);
+	m->id = in->id;
+	m->t_arrive = in->time;
+	m->src = in->src;
+	m->dst = in->dst;
+	m->packets = in->packets;
+	m->bytes = in->bytes;
+	m->cls = in->cls;
+	m->group = in->group;
+	m->rt = in->route == MP_ROUTE_DET ? MP_RT_DET :
+		in->route == MP_ROUTE_ADAPTIVE ? MP_RT_BEST : (uint8_t)f->cfg.route;
+	f->now = in->time;
+	f->c.msgs_in++;
+	f->c.pkts_queued += in->packets;
+	f->arrived_pkts += in->packets;
+	if (mp_ni_add(f->ni, in->src, mi, in->packets,
+		      in->tag == MP_REC_INJ ? in->prio : 0) < 0)
+		return fail(f, "out of memory (job lists)");
+	arb_pe(f, in->src);
+	return f->failed ? -1 : 0;
+}
+
+void mp_fabric_input_done(mp_fabric *f)
+{
+	f->input_done = 1;
+	/* Trend check: compare the backlog at the end of the input with
+	 * the backlog halfway through; queues that grew by more than 5% of
+	 * the packets offered meanwhile (and by more than 20 packets per
+	 * node) are growing without bound. */
+	if (f->nsamples < 4)
+		return;
+	uint64_t t_mid = f->now / 2;
+	size_t k = 0;
+	while (k < f->nsamples && f->samples[k].t < t_mid)
+		k++;
+	if (k >= f->nsamples)
+		return;
+	const struct sample *s = &f->samples[k];
+	uint64_t arrived = f->arrived_pkts - s->arrived;
+	if (f->c.pkts_queued > s->backlog) {
+		uint64_t growth = f->c.pkts_queued - s->backlog;
+		if (growth * 20 > arrived && growth > 20ull * f->n)
+			f->trend_sat = 1;
+	}
+}
+
+int mp_fabric_run(mp_fabric *f, uint64_t until)
+{
+	struct mp_ev ev;
+	if (f->failed)
+		return MP_FAB_ERROR;
+	for (;;) {
+		if (until == UINT64_MAX && !mp_fabric_busy(f))
+			return MP_FAB_OK;
+		uint64_t t = mp_evq_peek(f->q);
+		if (t >= until || t == UINT64_MAX)
+			return MP_FAB_OK;
+		mp_evq_pop(f->q, &ev);
+		f->now = ev.t;
+		f->c.events++;
+		if (ev.type < EV_TIMER_UTIL)
+			f->pending--;
+		switch (ev.type) {
+		case EV_ROUTE:
+			route(f, ev.a);
+			break;
+		case EV_XFER_END: {
+			struct chan *ch = &f->chans[ev.b];
+			uint32_t x = ch->end_node[ch->cur];
+			port_end(&ch->p, f->now);
+			ch->p.last = ch->cur;
+			f->nodes[x].used--;
+			arb_chan(f, ev.b);
+			if (!f->nodes[x].pe[0].busy)
+				arb_pe(f, x);
+			break;
+		}
+		case EV_ATTEMPT_END: {
+			struct chan *ch = &f->chans[ev.b];
+			uint32_t x = ch->end_node[ch->cur];
+			struct pkt *p = &f->pkts[ev.a];
+			port_end(&ch->p, f->now);
+			ch->p.last = ch->cur;
+			/* The refused packet goes behind the others waiting. */
+			unhold(f, x, ev.a);
+			hold(f, x, ev.a);
+			p->state = P_WAITING;
+			arb_chan(f, ev.b);
+			if (p->state == P_WAITING)
+				try_free(f, x, ev.a);
+			break;
+		}
+		case EV_INJ_DECIDE:
+			inj_decide(f, ev.a);
+			break;
+		case EV_INJ_END:
+		case EV_INJ_REFUSED:
+			port_end(&f->nodes[ev.a].pe[0], f->now);
+			arb_pe(f, ev.a);
+			break;
+		case EV_EJ_END:
+			ej_end(f, ev.a);
+			break;
+		case EV_INJ_TIMEOUT: {
+			struct node *n = &f->nodes[ev.a];
+			n->timer_pending = 0;
+			if (!n->blocked)
+				break;
+			if (f->now >= n->blocked_since + f->cfg.inject_timeout) {
+				n->force = 1;
+				arb_pe(f, ev.a);
+			} else {
+				n->timer_pending = 1;
+				push(f, n->blocked_since + f->cfg.inject_timeout,
+				     EV_INJ_TIMEOUT, ev.a, 0);
+			}
+			break;
+		}
+		case EV_TIMER_UTIL:
+			util_snapshot(f, MP_UTIL_PE, f->now);
+			util_snapshot(f, MP_UTIL_INTERNAL, f->now);
+			push(f, f->now + f->o.util_interval, EV_TIMER_UTIL, 0, 0);
+			break;
+		case EV_TIMER_CHECK: {
+			push(f, f->now + f->o.check_interval, EV_TIMER_CHECK, 0, 0);
+			int st = check(f);
+			if (st != MP_FAB_OK)
+				return st;
+			break;
+		}
+		}
+		if (f->failed)
+			return MP_FAB_ERROR;
+	}
+}
+
+int mp_fabric_finish(mp_fabric *f, int status)
+{
+	mp_rec r;
+	if (f->failed)
+		return MP_FAB_ERROR;
+	if (status == MP_FAB_OK && (f->status == MP_FAB_SATURATED || f->trend_sat))
+		status = MP_FAB_SATURATED;
+	util_snapshot(f, MP_UTIL_PE, f->now);
+	util_snapshot(f, MP_UTIL_INTERNAL, f->now);
+	for (uint32_t c = 0; c < f->nchans; c++) {
+		memset(&r, 0, sizeof r);
+		r.util.tag = MP_REC_UTIL;
+		r.util.scope = MP_UTIL_PORT;
+		r.util.node = f->chans[c].end_node[0];
+		r.util.port = f->chans[c].end_dir[0];
+		r.util.nports = 1;
+		r.util.t = f->now;
+		port_sum(&f->chans[c].p, f->now, &r.util.busy, &r.util.refused);
+		r.util.transfers = f->chans[c].p.xfers;
+		r.util.refusals = f->chans[c].p.refusals;
+		emit(f, &r);
+	}
+	for (uint32_t x = 0; x < f->n; x++)
+		for (int w = 0; w < (f->cfg.pe_separate ? 2 : 1); w++) {
+			const struct port *pt = &f->nodes[x].pe[w];
+			memset(&r, 0, sizeof r);
+			r.util.tag = MP_REC_UTIL;
+			r.util.scope = MP_UTIL_PORT;
+			r.util.node = x;
+			r.util.port = f->deg + (unsigned)w;
+			r.util.nports = 1;
+			r.util.t = f->now;
+			port_sum(pt, f->now, &r.util.busy, &r.util.refused);
+			r.util.transfers = pt->xfers;
+			r.util.refusals = pt->refusals;
+			emit(f, &r);
+		}
+	memset(&r, 0, sizeof r);
+	r.run.tag = MP_REC_RUN;
+	r.run.status = (uint8_t)status;
+	r.run.nodes = f->n;
+	r.run.t_end = f->now;
+	r.run.msgs_in = f->c.msgs_in;
+	r.run.msgs_done = f->c.msgs_done;
+	r.run.pkts_injected = f->c.pkts_injected;
+	r.run.pkts_delivered = f->c.pkts_delivered;
+	r.run.pkts_in_flight = f->c.pkts_injected - f->c.pkts_delivered;
+	r.run.pkts_queued = f->c.pkts_queued;
+	emit(f, &r);
+	return f->failed ? MP_FAB_ERROR : status;
+}
+
+void mp_fabric_counts(const mp_fabric *f, struct mp_fabric_counts *c)
+{
+	*c = f->c;
+	c->pkts_in_flight = f->c.pkts_injected - f->c.pkts_delivered;
+}
+
+size_t mp_fabric_report(const mp_fabric *f, size_t max, char *buf, size_t cap)
+{
+	static const char *const st[] = { "being routed", "waiting",
+					  "refused, retrying", "moving on" };
+	size_t len = 0, lines = 0;
+	if (cap)
+		buf[0] = '\0';
+	for (uint32_t i = 0; i < f->npkts && lines < max; i++) {
+		const struct pkt *p = &f->pkts[i];
+		if (!p->live)
+			continue;
+		const struct msg *m = &f->msgs[p->msg];
+		const struct node *n = &f->nodes[p->node];
+		int k = snprintf(buf + len, len < cap ? cap - len : 0,
+				 "packet %u of message %llu (%u -> %u) at node %u "
+				 "(%u/%u buffers): %s, directions 0x%02x\n",
+				 p->seq, (unsigned long long)m->id, m->src, p->dst,
+				 p->node, n->used, f->cfg.buffers, st[p->state],
+				 (unsigned)(p->best | p->nf));
+		len += k > 0 ? (size_t)k : 0;
+		lines++;
+	}
+	return len;
+}
+
+const char *mp_fabric_error(const mp_fabric *f)
+{
+	return f->err;
+}

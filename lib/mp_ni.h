@@ -1,0 +1,61 @@
+/*
+ * The network interface's job lists: per node, the messages waiting to
+ * be injected, in the order an injection policy gives. Alpha scheduling
+ * (SPEC 3.2): a node clock c counts the packets the fabric accepted from
+ * that node; a message enters with priority c + alpha * l (l: packets
+ * not yet sent), the lowest priority is served first, and each accepted
+ * packet lowers its message's priority by alpha; so alpha = 0 is FIFO
+ * and a large alpha approaches shortest-message-first. Preemption
+ * happens at packet boundaries because the fabric asks for the head
+ * before every injection attempt. Shortest-remaining-first and a class
+ * priority (guaranteed before best-effort) are also offered. Ties go to
+ * the earlier arrival.
+ *
+ * Messages are named by small integer ids (the fabric's message slots);
+ * the job lists own only their ordering state.
+ */
+#ifndef MP_NI_H
+#define MP_NI_H
+
+#include <stdint.h>
+
+typedef struct mp_ni mp_ni;
+
+enum mp_ni_kind { MP_NI_ALPHA = 0, MP_NI_SRF = 1 };
+
+struct mp_ni_policy {
+	int kind;       /* enum mp_ni_kind */
+	double alpha;   /* MP_NI_ALPHA: 0 = FIFO */
+	int class_prio; /* serve lower priority classes first */
+};
+
+#define MP_NI_NONE UINT32_MAX
+
+/* Job lists for `nodes` nodes. NULL when out of memory. */
+mp_ni *mp_ni_new(uint32_t nodes, const struct mp_ni_policy *pol);
+
+void mp_ni_free(mp_ni *ni);
+
+/*
+ * A message (id) of `packets` packets and priority class `pclass` joins
+ * node's list. Returns 0, or -1 when out of memory.
+ */
+int mp_ni_add(mp_ni *ni, uint32_t node, uint32_t id, uint32_t packets,
+	      uint32_t pclass);
+
+/* The message to take the next packet from at node, or MP_NI_NONE. */
+uint32_t mp_ni_head(const mp_ni *ni, uint32_t node);
+
+/*
+ * The fabric accepted a packet of message id at node; `left` packets of
+ * it remain unsent (0 removes it from the list). Advances the clock.
+ */
+void mp_ni_accepted(mp_ni *ni, uint32_t node, uint32_t id, uint32_t left);
+
+/* Packets accepted from node so far (the clock c). */
+uint64_t mp_ni_clock(const mp_ni *ni, uint32_t node);
+
+/* Messages in node's list. */
+uint32_t mp_ni_len(const mp_ni *ni, uint32_t node);
+
+#endif

@@ -1,0 +1,477 @@
+/*
+ * netrun: run a message or injection stream through a modelled router
+ * fabric and write the deliveries (per packet and per message), port
+ * utilization and end-of-run accounting as a stream.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mp_config.h"
+#include "mp_fabric.h"
+#include "mp_stream.h"
+
+static const char *prog = "netrun";
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: netrun [options] [file]\n"
+"Simulate a fabric on a message stream (from wlgen or sched) read from\n"
+"file or standard input; write deliveries to standard output.\n"
+"\n"
+"  --preset NAME          po2 (default), fedx or torus; other options override\n"
+"  --topo SPEC            hex:N, hexrect:RxC or torus:RxC\n"
+"  --size N               E_N for hex, N x N otherwise\n"
+"  --route R              deterministic | best (adaptive) | derouting\n"
+"  --buffers N            packet buffers per node (central pool)\n"
+"  --packet-time T        units to move a packet over a port\n"
+"  --header-time T        units to receive and route a header\n"
+"  --inject-setup T       PE port set-up before an injection\n"
+"  --eject-setup T        PE port set-up before an ejection\n"
+"  --links half|full      half-duplex links or a channel each way\n"
+"  --pe-port shared|separate  PE port shared by injection and ejection\n"
+"  --pe-arb fair|inject|eject  who wins a shared PE port\n"
+"  --bp none|message|destination  backpressure refusal rule\n"
+"  --buffer-limit N       inject only below N occupied buffers (0: off)\n"
+"  --buffer-limit-dest N  ... and below N destination buffers\n"
+"  --buffer-limit-trans N ... and below N transit buffers\n"
+"  --inject-timeout T     injection blocked this long goes anyway (0: never)\n"
+"  --eject-priority on|off  favour ejection at the destination limit\n"
+"  --deadlock none|hop-count  buffer allocation rule\n"
+"  --payload B            payload bytes per packet (recorded only)\n"
+"  --show-config          print the effective configuration and exit\n"
+"\n"
+"  --check-interval T     units between saturation and deadlock checks\n"
+"  --deadlock-time T      no progress this long means deadlock\n"
+"  -k, --keep-going       on saturation, mark the run and go on (exit 0)\n"
+"  --max-backlog P        saturated past P packets queued per node\n"
+"  --no-packets           do not write per-packet records\n"
+"  -o, --output FILE      write to FILE instead of standard output\n"
+"  -q, --quiet            no progress display\n"
+"  --raw                  write uncompressed\n"
+"  --seed S               random seed for tie-breaks (default 1)\n"
+"  --util-interval T      units between utilization snapshots\n"
+"  -v, --verbose          print the end-of-run accounting on stderr\n"
+"  -h, --help             this help\n");
+}
+
+MP_PRINTF(1, 2)
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+MP_PRINTF(1, 2)
+static void bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	usage(stderr);
+	exit(2);
+}
+
+enum {
+	O_BP = 256, O_BUFFERS, O_BUFFER_LIMIT, O_BUFFER_LIMIT_DEST,
+	O_BUFFER_LIMIT_TRANS, O_CHECK_INTERVAL, O_DEADLOCK, O_DEADLOCK_TIME,
+	O_EJECT_PRIORITY, O_EJECT_SETUP, O_HEADER_TIME, O_INJECT_SETUP,
+	O_INJECT_TIMEOUT, O_LINKS, O_MAX_BACKLOG, O_NO_PACKETS, O_PACKET_TIME,
+	O_PAYLOAD, O_PE_ARB, O_PE_PORT, O_PRESET, O_RAW, O_ROUTE, O_SEED,
+	O_SHOW_CONFIG, O_SIZE, O_TOPO, O_UTIL_INTERVAL
+};
+
+static const struct option longopts[] = {
+	{ "bp", required_argument, NULL, O_BP },
+	{ "buffer-limit", required_argument, NULL, O_BUFFER_LIMIT },
+	{ "buffer-limit-dest", required_argument, NULL, O_BUFFER_LIMIT_DEST },
+	{ "buffer-limit-trans", required_argument, NULL, O_BUFFER_LIMIT_TRANS },
+	{ "buffers", required_argument, NULL, O_BUFFERS },
+	{ "check-interval", required_argument, NULL, O_CHECK_INTERVAL },
+	{ "deadlock", required_argument, NULL, O_DEADLOCK },
+	{ "deadlock-time", required_argument, NULL, O_DEADLOCK_TIME },
+	{ "eject-priority", required_argument, NULL, O_EJECT_PRIORITY },
+	{ "eject-setup", required_argument, NULL, O_EJECT_SETUP },
+	{ "header-time", required_argument, NULL, O_HEADER_TIME },
+	{ "help", no_argument, NULL, 'h' },
+	{ "inject-setup", required_argument, NULL, O_INJECT_SETUP },
+	{ "inject-timeout", required_argument, NULL, O_INJECT_TIMEOUT },
+	{ "keep-going", no_argument, NULL, 'k' },
+	{ "links", required_argument, NULL, O_LINKS },
+	{ "max-backlog", required_argument, NULL, O_MAX_BACKLOG },
+	{ "no-packets", no_argument, NULL, O_NO_PACKETS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "packet-time", required_argument, NULL, O_PACKET_TIME },
+	{ "payload", required_argument, NULL, O_PAYLOAD },
+	{ "pe-arb", required_argument, NULL, O_PE_ARB },
+	{ "pe-port", required_argument, NULL, O_PE_PORT },
+	{ "preset", required_argument, NULL, O_PRESET },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "raw", no_argument, NULL, O_RAW },
+	{ "route", required_argument, NULL, O_ROUTE },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "show-config", no_argument, NULL, O_SHOW_CONFIG },
+	{ "size", required_argument, NULL, O_SIZE },
+	{ "topo", required_argument, NULL, O_TOPO },
+	{ "util-interval", required_argument, NULL, O_UTIL_INTERVAL },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Long name of an option, for fabric options passed to mp_cfg_set. */
+static const char *optname(int c)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+struct out {
+	mp_writer *w;
+};
+
+static int emit(void *ctx, const mp_rec *rec)
+{
+	struct out *o = ctx;
+	return mp_writer_put(o->w, rec);
+}
+
+static double wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Read the injection policy sched left in the header. */
+static void policy_from(const mp_hdr *h, const char *in,
+			struct mp_ni_policy *pol)
+{
+	const char *p = mp_hdr_get(h, "sched.policy");
+	memset(pol, 0, sizeof *pol);
+	if (mp_hdr_kind(h) != MP_KIND_INJECTIONS || !p || strcmp(p, "fifo") == 0)
+		return;
+	if (strcmp(p, "alpha") == 0) {
+		double a;
+		pol->kind = MP_NI_ALPHA;
+		if (mp_hdr_get_double(h, "sched.alpha", &a) < 0 || a < 0)
+			die("%s: header: bad or missing sched.alpha", in);
+		pol->alpha = a;
+	} else if (strcmp(p, "srf") == 0) {
+		pol->kind = MP_NI_SRF;
+	} else {
+		die("%s: header: unknown injection policy '%s'", in, p);
+	}
+	const char *cp = mp_hdr_get(h, "sched.class_priority");
+	pol->class_prio = cp && strcmp(cp, "1") == 0;
+}
+
+static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
+			    const mp_fabric *f, uint64_t seed)
+{
+	char topo[64];
+	mp_cfg_topo(cfg, topo, sizeof topo);
+	mp_hdr_setf(h, "nodes", "%u", mp_fabric_nodes(f));
+	mp_hdr_set(h, "topology", topo);
+	mp_hdr_setf(h, "packet_time", "%u", cfg->packet_time);
+	mp_hdr_setf(h, "pe_time", "%g", mp_cfg_pe_time(cfg));
+	mp_hdr_set(h, "fabric.preset", cfg->preset[0] ? cfg->preset : "none");
+	mp_hdr_set(h, "fabric.route", mp_route_name(cfg->route));
+	mp_hdr_setf(h, "fabric.buffers", "%u", cfg->buffers);
+	mp_hdr_setf(h, "fabric.header_time", "%u", cfg->header_time);
+	mp_hdr_setf(h, "fabric.inject_setup", "%u", cfg->inject_setup);
+	mp_hdr_setf(h, "fabric.eject_setup", "%u", cfg->eject_setup);
+	mp_hdr_set(h, "fabric.links", cfg->full_duplex ? "full" : "half");
+	mp_hdr_set(h, "fabric.pe_port", cfg->pe_separate ? "separate" : "shared");
+	mp_hdr_set(h, "fabric.bp", mp_bp_name(cfg->bp));
+	mp_hdr_setf(h, "fabric.buffer_limit", "%u", cfg->buffer_limit);
+	mp_hdr_setf(h, "fabric.buffer_limit_dest", "%u", cfg->buffer_limit_dest);
+	mp_hdr_setf(h, "fabric.buffer_limit_trans", "%u",
+		    cfg->buffer_limit_trans);
+	mp_hdr_setf(h, "fabric.inject_timeout", "%llu",
+		    (unsigned long long)cfg->inject_timeout);
+	mp_hdr_set(h, "fabric.deadlock",
+		   cfg->deadlock == MP_DL_HOPCOUNT ? "hop-count" : "none");
+	mp_hdr_setf(h, "fabric.seed", "%llu", (unsigned long long)seed);
+}
+
+int main(int argc, char **argv)
+{
+	struct mp_cfg cfg;
+	struct mp_fabric_opts fo;
+	int show = 0, raw = 0, verbose = 0, quiet = 0, c;
+	const char *outpath = NULL;
+	mp_err err;
+	uint64_t v;
+	int keep_going = 0, no_packets = 0;
+	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
+	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
+
+	signal(SIGPIPE, SIG_IGN);
+	mp_cfg_init(&cfg);
+	/* The preset goes first, whatever its place on the command line. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1)
+		if (c == O_PRESET && mp_cfg_preset(&cfg, optarg, &err) < 0)
+			bad_usage("%s", err.msg);
+	if (!cfg.preset[0])
+		mp_cfg_preset(&cfg, "po2", NULL);
+	opterr = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'k':
+			keep_going = 1;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case O_CHECK_INTERVAL:
+			if (mp_parse_u64(optarg, 1, 1ull << 50, &check_iv,
+					 "--check-interval", &err) < 0)
+				bad_usage("%s", err.msg);
+			have_check = 1;
+			break;
+		case O_DEADLOCK_TIME:
+			if (mp_parse_u64(optarg, 1, 1ull << 50, &dl_time,
+					 "--deadlock-time", &err) < 0)
+				bad_usage("%s", err.msg);
+			have_dl = 1;
+			break;
+		case O_MAX_BACKLOG:
+			if (mp_parse_u64(optarg, 1, 1ull << 40, &max_bl,
+					 "--max-backlog", &err) < 0)
+				bad_usage("%s", err.msg);
+			have_bl = 1;
+			break;
+		case O_NO_PACKETS:
+			no_packets = 1;
+			break;
+		case O_PRESET:
+			break;
+		case O_RAW:
+			raw = 1;
+			break;
+		case O_SEED:
+			if (mp_parse_u64(optarg, 0, UINT64_MAX, &seed, "--seed",
+					 &err) < 0)
+				bad_usage("%s", err.msg);
+			break;
+		case O_SHOW_CONFIG:
+			show = 1;
+			break;
+		case O_UTIL_INTERVAL:
+			if (mp_parse_u64(optarg, 1, 1ull << 50, &util_iv,
+					 "--util-interval", &err) < 0)
+				bad_usage("%s", err.msg);
+			have_util = 1;
+			break;
+		case '?':
+			usage(stderr);
+			return 2;
+		default: {
+			int rc = mp_cfg_set(&cfg, optname(c), optarg, &err);
+			if (rc < 0)
+				bad_usage("%s", err.msg);
+			if (rc > 0)
+				bad_usage("--%s: not a fabric option", optname(c));
+			break;
+		}
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	(void)v;
+	if (argc > 1)
+		bad_usage("too many inputs (one file or standard input)");
+	if (mp_cfg_check(&cfg, &err) < 0)
+		bad_usage("%s", err.msg);
+	if (show) {
+		char buf[4096];
+		mp_cfg_format(&cfg, buf, sizeof buf);
+		fputs(buf, stdout);
+		if (fclose(stdout) != 0)
+			die("stdout: write failed: %s", strerror(errno));
+		return 0;
+	}
+	mp_fabric_defaults(&cfg, &fo);
+	fo.seed = seed;
+	fo.keep_going = keep_going;
+	fo.no_packets = no_packets;
+	if (have_util)
+		fo.util_interval = util_iv;
+	if (have_check)
+		fo.check_interval = check_iv;
+	if (have_dl)
+		fo.deadlock_time = dl_time;
+	if (have_bl)
+		fo.max_backlog = max_bl;
+
+	const char *inpath = argc ? argv[0] : "-";
+	mp_reader *r = mp_reader_open(inpath, &err);
+	if (!r)
+		die("%s", err.msg);
+	const mp_hdr *ih = mp_reader_header(r);
+	const char *in = mp_reader_name(r);
+	int kind = mp_hdr_kind(ih);
+	if (kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS)
+		die("%s: a %s stream: netrun reads messages (wlgen) or "
+		    "injections (sched)", in, mp_kind_name(kind));
+	struct mp_ni_policy pol;
+	policy_from(ih, in, &pol);
+
+	struct out out = { NULL };
+	mp_fabric *f = mp_fabric_new(&cfg, &pol, &fo, emit, &out, &err);
+	if (!f)
+		bad_usage("%s", err.msg);
+	uint64_t hn;
+	if (mp_hdr_get_u64(ih, "nodes", &hn) == 0 && hn != mp_fabric_nodes(f))
+		die("%s: the stream is for %llu nodes, the fabric has %u", in,
+		    (unsigned long long)hn, mp_fabric_nodes(f));
+
+	mp_hdr *oh = mp_hdr_dup(ih);
+	if (!oh)
+		die("out of memory");
+	mp_hdr_set_kind(oh, MP_KIND_DELIVERIES);
+	set_fabric_meta(oh, &cfg, f, seed);
+	mp_hdr_add_prov(oh, prog, argc + optind, argv - optind, 1, seed);
+	out.w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
+	mp_hdr_free(oh);
+	if (!out.w)
+		die("%s", err.msg);
+
+	int progress = !quiet && isatty(2);
+	double t0 = wall(), last = t0;
+	mp_rec rec;
+	int st = MP_FAB_OK, rc;
+	uint64_t nread = 0;
+	for (;;) {
+		rc = mp_reader_next(r, &rec);
+		if (rc < 0) {
+			mp_writer_close(out.w, NULL);
+			die("%s", mp_reader_error(r));
+		}
+		if (rc == 0)
+			break;
+		if (rec.tag != MP_REC_MSG && rec.tag != MP_REC_INJ) {
+			/* Not ours: pass it on. */
+			if (mp_writer_put(out.w, &rec) < 0)
+				break;
+			continue;
+		}
+		st = mp_fabric_run(f, rec.msg.time);
+		if (st != MP_FAB_OK)
+			break;
+		if (mp_fabric_add(f, &rec.msg) < 0) {
+			st = MP_FAB_ERROR;
+			break;
+		}
+		nread++;
+		if (progress && (nread & 1023) == 0) {
+			double now = wall();
+			if (now - last >= 0.5) {
+				struct mp_fabric_counts cn;
+				mp_fabric_counts(f, &cn);
+				fprintf(stderr, "\r%s: t=%llu msgs %llu done %llu "
+						"(%.0f msgs/s)   ", prog,
+					(unsigned long long)mp_fabric_now(f),
+					(unsigned long long)cn.msgs_in,
+					(unsigned long long)cn.msgs_done,
+					(double)cn.msgs_in / (now - t0));
+				last = now;
+			}
+		}
+	}
+	if (st == MP_FAB_OK) {
+		mp_fabric_input_done(f);
+		st = mp_fabric_run(f, UINT64_MAX);
+	}
+	if (progress)
+		fprintf(stderr, "\r%60s\r", "");
+	if (st == MP_FAB_ERROR) {
+		const char *we = mp_writer_error(out.w);
+		if (we[0])
+			die("%s", we);
+		die("%s: record %llu: %s", in,
+		    (unsigned long long)mp_reader_recno(r), mp_fabric_error(f));
+	}
+	int final = mp_fabric_finish(f, st);
+	struct mp_fabric_counts cn;
+	mp_fabric_counts(f, &cn);
+	if (verbose)
+		fprintf(stderr,
+			"%s: accounting at t=%llu: messages read %llu = delivered "
+			"%llu + unfinished %llu; packets accepted %llu = "
+			"delivered %llu + in flight %llu; %llu packets never "
+			"accepted (queued at sources); %llu refusals; %llu "
+			"packet-hops; %llu events\n",
+			prog, (unsigned long long)mp_fabric_now(f),
+			(unsigned long long)cn.msgs_in,
+			(unsigned long long)cn.msgs_done,
+			(unsigned long long)(cn.msgs_in - cn.msgs_done),
+			(unsigned long long)cn.pkts_injected,
+			(unsigned long long)cn.pkts_delivered,
+			(unsigned long long)cn.pkts_in_flight,
+			(unsigned long long)cn.pkts_queued,
+			(unsigned long long)cn.refusals,
+			(unsigned long long)cn.hops,
+			(unsigned long long)cn.events);
+	if (mp_writer_close(out.w, &err) < 0)
+		die("%s", err.msg);
+	if (final == MP_FAB_ERROR)
+		die("%s", mp_fabric_error(f));
+	int status = 0;
+	if (st == MP_FAB_DEADLOCK) {
+		char buf[4096];
+		fprintf(stderr, "%s: %s\n", prog, mp_fabric_error(f));
+		mp_fabric_report(f, 20, buf, sizeof buf);
+		fprintf(stderr, "%s", buf);
+		status = 1;
+	} else if (st == MP_FAB_SATURATED) {
+		fprintf(stderr, "%s: %s (use -k to mark and go on)\n", prog,
+			mp_fabric_error(f));
+		status = 1;
+	} else if (cn.msgs_in != cn.msgs_done || cn.pkts_in_flight ||
+		   cn.pkts_queued) {
+		char buf[4096];
+		fprintf(stderr, "%s: internal error: %llu messages read, %llu "
+				"delivered at the end of the run\n", prog,
+			(unsigned long long)cn.msgs_in,
+			(unsigned long long)cn.msgs_done);
+		mp_fabric_report(f, 20, buf, sizeof buf);
+		fprintf(stderr, "%s", buf);
+		status = 1;
+	} else if (final == MP_FAB_SATURATED && !keep_going) {
+		fprintf(stderr, "%s: saturated: source queues grew without "
+				"bound over the run (use -k to accept)\n", prog);
+		status = 1;
+	}
+	mp_reader_close(r);
+	mp_fabric_free(f);
+	return status;
+}

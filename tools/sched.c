@@ -1,0 +1,166 @@
+/*
+ * sched: decide the injection policy of a message stream. It segments
+ * messages into packets, assigns priority classes, and records the
+ * policy (FIFO, alpha scheduling, shortest-remaining-first) in the
+ * stream header; netrun's network interface applies that policy against
+ * the packets the fabric actually accepts, which is what makes alpha
+ * scheduling closed-loop (see sched(1)).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_stream.h"
+
+static const char *prog = "sched";
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: sched [options] [file]\n"
+"Turn a message stream (wlgen) into an injection stream for netrun.\n"
+"\n"
+"  -a, --alpha A        alpha scheduling: priority c + A*l (default 0: FIFO)\n"
+"  -c, --class-priority guaranteed messages before best-effort ones\n"
+"  -f, --fifo           first come, first served (= --alpha 0)\n"
+"  -o, --output FILE    write to FILE instead of standard output\n"
+"  --raw                write uncompressed\n"
+"  -s, --segment B      re-segment: packets = ceil(bytes / B)\n"
+"  --srf                shortest remaining message first\n"
+"  -h, --help           this help\n");
+}
+
+MP_PRINTF(2, 3)
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	if (code == 2)
+		usage(stderr);
+	exit(code);
+}
+
+enum { O_RAW = 256, O_SRF };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "class-priority", no_argument, NULL, 'c' },
+		{ "fifo", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "raw", no_argument, NULL, O_RAW },
+		{ "segment", required_argument, NULL, 's' },
+		{ "srf", no_argument, NULL, O_SRF },
+		{ NULL, 0, NULL, 0 }
+	};
+	double alpha = 0;
+	int c, raw = 0, srf = 0, class_prio = 0;
+	uint64_t segment = 0;
+	const char *outpath = NULL;
+	mp_err err;
+	int nargc = argc;
+	char **nargv = argv;
+
+	signal(SIGPIPE, SIG_IGN);
+	while ((c = getopt_long(argc, argv, "a:cfho:s:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (mp_parse_double(optarg, 0, 1e9, 0, &alpha, "--alpha",
+					    &err) < 0)
+				die(2, "%s", err.msg);
+			break;
+		case 'c':
+			class_prio = 1;
+			break;
+		case 'f':
+			alpha = 0;
+			srf = 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'o':
+			outpath = optarg;
+			break;
+		case O_RAW:
+			raw = 1;
+			break;
+		case 's':
+			if (mp_parse_u64(optarg, 1, 1u << 30, &segment, "--segment",
+					 &err) < 0)
+				die(2, "%s", err.msg);
+			break;
+		case O_SRF:
+			srf = 1;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		die(2, "too many inputs (one file or standard input)");
+
+	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
+	if (!r)
+		die(1, "%s", err.msg);
+	const mp_hdr *ih = mp_reader_header(r);
+	int kind = mp_hdr_kind(ih);
+	if (kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS)
+		die(1, "%s: a %s stream: sched reads messages", mp_reader_name(r),
+		    mp_kind_name(kind));
+	mp_hdr *oh = mp_hdr_dup(ih);
+	if (!oh)
+		die(1, "out of memory");
+	mp_hdr_set_kind(oh, MP_KIND_INJECTIONS);
+	if (srf) {
+		mp_hdr_set(oh, "sched.policy", "srf");
+		mp_hdr_unset(oh, "sched.alpha");
+	} else {
+		mp_hdr_set(oh, "sched.policy", alpha == 0 ? "fifo" : "alpha");
+		mp_hdr_setf(oh, "sched.alpha", "%.17g", alpha);
+	}
+	mp_hdr_set(oh, "sched.class_priority", class_prio ? "1" : "0");
+	if (segment)
+		mp_hdr_setf(oh, "payload", "%llu", (unsigned long long)segment);
+	mp_hdr_add_prov(oh, prog, nargc, nargv, 0, 0);
+	mp_writer *w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
+	mp_hdr_free(oh);
+	if (!w)
+		die(1, "%s", err.msg);
+
+	mp_rec rec;
+	int rc;
+	while ((rc = mp_reader_next(r, &rec)) > 0) {
+		if (rec.tag == MP_REC_MSG || rec.tag == MP_REC_INJ) {
+			rec.msg.tag = MP_REC_INJ;
+			rec.msg.prio = class_prio && rec.msg.cls != MP_CLASS_GT;
+			if (segment && rec.msg.bytes) {
+				uint64_t p = (rec.msg.bytes + segment - 1) / segment;
+				rec.msg.packets = (uint32_t)p;
+			}
+		}
+		if (mp_writer_put(w, &rec) < 0)
+			break;
+	}
+	if (rc < 0) {
+		mp_writer_close(w, NULL);
+		die(1, "%s", mp_reader_error(r));
+	}
+	if (mp_writer_close(w, &err) < 0)
+		die(1, "%s", err.msg);
+	mp_reader_close(r);
+	return 0;
+}
