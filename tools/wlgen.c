@@ -253,6 +253,9 @@ int main(int argc, char *argv[])
 	for (size_t i = 0; i < nfab; i++)
 		if (mp_cfg_set(&cfg, fab[i].name, fab[i].val, &err) != 0)
 			usage_error("%s", err.msg);
+	/* Routing is netrun's business: a preset's derouting must not stop
+	 * wlgen from writing a workload for a torus. */
+	cfg.route = MP_RT_DET;
 	if (mp_cfg_check(&cfg, &err) < 0)
 		usage_error("%s", err.msg);
 	/* A workload resets the lengths: apply it before the length options. */
