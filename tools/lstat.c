@@ -1,0 +1,1052 @@
+/*
+ * lstat: latency, throughput and utilization statistics of a deliveries
+ * stream (netrun's output), grouped as asked, as an aligned text table,
+ * CSV or gnuplot data. Memory stays bounded: no per-message storage (see
+ * man/lstat.1 for the one join kept for --by length|packets).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_record.h"
+#include "mp_stats.h"
+#include "mp_stream.h"
+#include "mp_util.h"
+
+static const char *prog = "lstat";
+
+enum by { BY_NONE, BY_LENGTH, BY_PACKETS, BY_CLASS, BY_GROUP, BY_SRC,
+	  BY_DST, BY_HOPS };
+static const char *const by_names[] = { "none", "length", "packets", "class",
+					"group", "src", "dst", "hops" };
+
+enum out { OUT_TEXT, OUT_CSV, OUT_PLOT, OUT_PROV };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lstat [-hq] [--by length|packets|class|group|src|dst|hops]\n"
+		"             [--csv | --plot | --prov] [--warmup N] "
+		"[--warmup-time T] [file]\n");
+}
+
+static void help(void)
+{
+	usage(stdout);
+	fputs("Latency, throughput and utilization statistics of a deliveries\n"
+	      "stream (netrun's output), from file or standard input.\n"
+	      "  --by G            one row per group, then all: length (short,\n"
+	      "                    long), packets, class, group (hot,\n"
+	      "                    independent), src, dst, hops\n"
+	      "  --csv             CSV with a header row\n"
+	      "  -h, --help        print this help and exit\n"
+	      "  --plot            whitespace-separated columns for gnuplot\n"
+	      "  --prov            print only the provenance entries\n"
+	      "  -q, --quiet       no provenance under the text table\n"
+	      "  --warmup N        discard messages with id < N and their packets\n"
+	      "  --warmup-time T   discard messages that arrived and packets\n"
+	      "                    injected before time T\n",
+	      stdout);
+}
+
+static void die(const char *fmt, ...) MP_PRINTF(1, 2);
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* ---- statistics of one group ---- */
+
+struct acc {
+	uint64_t key;
+	uint64_t msgs, pkts;
+	mp_moments *mlat, *nlat, *plat, *hops;
+	mp_hist *mhist, *phist;
+	mp_batch *mbat, *nbat, *pbat;
+};
+
+static struct acc *acc_new(uint64_t key)
+{
+	struct acc *a = xcalloc(1, sizeof *a);
+	a->key = key;
+	a->mlat = mp_moments_new();
+	a->nlat = mp_moments_new();
+	a->plat = mp_moments_new();
+	a->hops = mp_moments_new();
+	a->mhist = mp_hist_new();
+	a->phist = mp_hist_new();
+	a->mbat = mp_batch_new();
+	a->nbat = mp_batch_new();
+	a->pbat = mp_batch_new();
+	if (!a->mlat || !a->nlat || !a->plat || !a->hops || !a->mhist ||
+	    !a->phist || !a->mbat || !a->nbat || !a->pbat)
+		die("out of memory");
+	return a;
+}
+
+static void acc_free(struct acc *a)
+{
+	mp_moments_free(a->mlat);
+	mp_moments_free(a->nlat);
+	mp_moments_free(a->plat);
+	mp_moments_free(a->hops);
+	mp_hist_free(a->mhist);
+	mp_hist_free(a->phist);
+	mp_batch_free(a->mbat);
+	mp_batch_free(a->nbat);
+	mp_batch_free(a->pbat);
+	free(a);
+}
+
+static void acc_msg(struct acc *a, const struct mp_dlv *d)
+{
+	uint64_t lat = d->t_done - d->t_arrive;
+	double norm = (double)lat / d->packets;
+
+	a->msgs++;
+	mp_moments_add(a->mlat, (double)lat);
+	if (mp_hist_add(a->mhist, lat, 1) < 0)
+		die("out of memory");
+	mp_batch_add(a->mbat, (double)lat);
+	mp_moments_add(a->nlat, norm);
+	mp_batch_add(a->nbat, norm);
+}
+
+static void acc_pkt(struct acc *a, uint64_t lat, unsigned hops)
+{
+	a->pkts++;
+	mp_moments_add(a->plat, (double)lat);
+	if (mp_hist_add(a->phist, lat, 1) < 0)
+		die("out of memory");
+	mp_batch_add(a->pbat, (double)lat);
+	mp_moments_add(a->hops, hops);
+}
+
+/*
+ * The groups, sorted by key. For the fixed groupings (length, class,
+ * group) the keys are the row order and every row exists from the start.
+ */
+static struct acc **groups;
+static size_t ngroups, capgroups;
+static struct acc *all;
+static struct acc *last_group;
+
+static struct acc *group(uint64_t key)
+{
+	if (last_group && last_group->key == key)
+		return last_group;
+	size_t lo = 0, hi = ngroups;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (groups[mid]->key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ngroups || groups[lo]->key != key) {
+		if (ngroups == capgroups) {
+			size_t cap = capgroups ? 2 * capgroups : 16;
+			struct acc **g = realloc(groups, cap * sizeof *g);
+			if (!g)
+				die("out of memory");
+			groups = g;
+			capgroups = cap;
+		}
+		memmove(groups + lo + 1, groups + lo,
+			(ngroups - lo) * sizeof *groups);
+		groups[lo] = acc_new(key);
+		ngroups++;
+	}
+	return last_group = groups[lo];
+}
+
+static void group_name(enum by by, uint64_t key, char *buf, size_t cap)
+{
+	static const char *const length[] = { "short", "long" };
+	static const char *const cls[] = { "best-effort", "guaranteed" };
+	static const char *const grp[] = { "hot", "independent" };
+
+	switch (by) {
+	case BY_LENGTH:
+		snprintf(buf, cap, "%s", length[key]);
+		break;
+	case BY_CLASS:
+		snprintf(buf, cap, "%s", cls[key]);
+		break;
+	case BY_GROUP:
+		snprintf(buf, cap, "%s", grp[key]);
+		break;
+	default:
+		snprintf(buf, cap, "%llu", (unsigned long long)key);
+		break;
+	}
+}
+
+/* ---- packets waiting for their message's length (--by length|packets) ---- */
+
+struct sample {
+	uint64_t lat;
+	unsigned hops;
+};
+
+struct pend {
+	uint64_t id;
+	int used;
+	size_t n, cap;
+	struct sample *s;
+};
+
+static struct pend *ptab;
+static size_t pcap, pcount;
+
+static size_t phash(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	id *= 0xc4ceb9fe1a85ec53ULL;
+	id ^= id >> 33;
+	return (size_t)id & (pcap - 1);
+}
+
+static struct pend *pend_find(uint64_t id)
+{
+	if (pcap == 0)
+		return NULL;
+	for (size_t i = phash(id);; i = (i + 1) & (pcap - 1)) {
+		if (!ptab[i].used)
+			return NULL;
+		if (ptab[i].id == id)
+			return &ptab[i];
+	}
+}
+
+static struct pend *pend_insert(uint64_t id);
+
+static void pend_rehash(size_t cap)
+{
+	struct pend *old = ptab;
+	size_t oldcap = pcap;
+
+	ptab = xcalloc(cap, sizeof *ptab);
+	pcap = cap;
+	pcount = 0;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].used) {
+			struct pend *e = pend_insert(old[i].id);
+			*e = old[i];
+		}
+	free(old);
+}
+
+static struct pend *pend_insert(uint64_t id)
+{
+	if (2 * (pcount + 1) > pcap)
+		pend_rehash(pcap ? 2 * pcap : 1024);
+	size_t i = phash(id);
+	while (ptab[i].used)
+		i = (i + 1) & (pcap - 1);
+	ptab[i].used = 1;
+	ptab[i].id = id;
+	ptab[i].n = ptab[i].cap = 0;
+	ptab[i].s = NULL;
+	pcount++;
+	return &ptab[i];
+}
+
+/* Remove e, shifting later members of its probe run back (no tombstones). */
+static void pend_delete(struct pend *e)
+{
+	size_t i = (size_t)(e - ptab), j = i;
+
+	free(e->s);
+	for (;;) {
+		ptab[i].used = 0;
+		for (;;) {
+			j = (j + 1) & (pcap - 1);
+			if (!ptab[j].used) {
+				pcount--;
+				return;
+			}
+			size_t k = phash(ptab[j].id);
+			/* Move j back to i unless its home lies cyclically in (i, j]. */
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		ptab[i] = ptab[j];
+		i = j;
+	}
+}
+
+static void pend_push(struct pend *e, uint64_t lat, unsigned hops)
+{
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? 2 * e->cap : 4;
+		struct sample *s = realloc(e->s, cap * sizeof *s);
+		if (!s)
+			die("out of memory");
+		e->s = s;
+		e->cap = cap;
+	}
+	e->s[e->n].lat = lat;
+	e->s[e->n].hops = hops;
+	e->n++;
+}
+
+/* ---- utilization snapshots ---- */
+
+struct snap {
+	uint64_t t, busy;
+	uint32_t nports;
+};
+
+/* Most candidate snapshots kept while the window start is unknown. */
+#define SNAP_MAX 65536
+
+struct snaps {
+	struct snap *s;  /* candidates for the window's first snapshot */
+	size_t n, cap;
+	struct snap last;
+	int have_last;
+	uint64_t thinned; /* times every other candidate was dropped */
+};
+
+static struct snaps util[2]; /* MP_UTIL_PE, MP_UTIL_INTERNAL */
+
+/*
+ * Keep a snapshot that may become the first one at or after the window
+ * start. ws is the start if known (fixed) or its current upper bound
+ * (count warm-up: the smallest arrival among kept messages so far).
+ */
+static void snap_add(struct snaps *sp, const struct mp_util *u, uint64_t ws,
+		     int fixed)
+{
+	struct snap s = { u->t, u->busy, u->nports };
+
+	if (!sp->have_last || s.t >= sp->last.t)
+		sp->last = s;
+	sp->have_last = 1;
+	if (fixed && s.t < ws)
+		return;
+	if (sp->n > 0 && sp->s[sp->n - 1].t >= ws)
+		return; /* a snapshot at or after any later start is held */
+	if (sp->n == SNAP_MAX) {
+		size_t k = 0;
+		for (size_t i = 0; i < sp->n; i += 2)
+			sp->s[k++] = sp->s[i];
+		sp->n = k;
+		sp->thinned++;
+	}
+	if (sp->n == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
+		struct snap *p = realloc(sp->s, cap * sizeof *p);
+		if (!p)
+			die("out of memory");
+		sp->s = p;
+		sp->cap = cap;
+	}
+	sp->s[sp->n++] = s;
+}
+
+/* The window start bound fell to ws: drop what follows the first at ws. */
+static void snap_prune(struct snaps *sp, uint64_t ws)
+{
+	for (size_t i = 0; i < sp->n; i++)
+		if (sp->s[i].t >= ws) {
+			sp->n = i + 1;
+			return;
+		}
+}
+
+/*
+ * Utilization over [t1, t2]: t1 the first snapshot at or after ws (time
+ * 0 with zero counters when ws is 0), t2 the last. When no snapshot lies
+ * after ws and before the last, the whole run [0, t2]; *whole says so.
+ * NaN when there are no snapshots.
+ */
+static double snap_util(const struct snaps *sp, uint64_t ws, uint64_t *t1,
+			uint64_t *t2, int *whole)
+{
+	struct snap a = { 0, 0, 0 };
+	int found = ws == 0;
+
+	*whole = 0;
+	if (!sp->have_last || sp->last.t == 0 || sp->last.nports == 0)
+		return NAN;
+	if (!found)
+		for (size_t i = 0; i < sp->n; i++)
+			if (sp->s[i].t >= ws && (!found || sp->s[i].t < a.t)) {
+				a = sp->s[i];
+				found = 1;
+			}
+	if (!found || a.t >= sp->last.t || a.busy > sp->last.busy) {
+		a.t = 0;
+		a.busy = 0;
+		*whole = 1;
+	}
+	*t1 = a.t;
+	*t2 = sp->last.t;
+	return (double)(sp->last.busy - a.busy) /
+	       ((double)sp->last.nports * (double)(sp->last.t - a.t));
+}
+
+/* ---- output ---- */
+
+enum colkind { C_NAME, C_NUM, C_STATUS };
+
+struct col {
+	const char *name;  /* CSV and plot */
+	const char *title; /* text table; NULL: not in it */
+	int csv;           /* decimals in CSV; -1: %.9g */
+	int text;          /* decimals in the text table; -1: %.4g */
+};
+
+enum {
+	K_GROUP, K_MSGS, K_PKTS, K_THRU, K_MLAT, K_MCI, K_NLAT, K_PLAT, K_PP99,
+	K_HOPS, K_PEU, K_INTU, K_OFFERED, K_MSD, K_MCV, K_MMIN, K_MP50, K_MP90,
+	K_MP99, K_MP999, K_MMAX, K_NCI, K_PCI, K_PSD, K_PCV, K_PP50, K_PP90,
+	K_PP999, K_PMAX, K_STATUS, K_RAW, K_NSD, K_PMIN, K_WSTART, K_WEND,
+	K_USTART, K_UEND, NCOL
+};
+
+static const struct col cols[NCOL] = {
+	[K_GROUP] = { "group", "group", 0, 0 },
+	[K_MSGS] = { "messages", "messages", 0, 0 },
+	[K_PKTS] = { "packets", "packets", 0, 0 },
+	[K_THRU] = { "throughput", "throughput", 6, 4 },
+	[K_MLAT] = { "msg_lat_mean", "msg_lat", 3, 1 },
+	[K_MCI] = { "msg_lat_ci95", "+-ci95", 3, 1 },
+	[K_NLAT] = { "norm_lat_mean", "norm_lat", 3, 1 },
+	[K_PLAT] = { "pkt_lat_mean", "pkt_lat", 3, 1 },
+	[K_PP99] = { "pkt_lat_p99", "pkt_p99", 1, 1 },
+	[K_HOPS] = { "hops_mean", "hops", 4, 2 },
+	[K_PEU] = { "pe_util", "pe_util", 6, 4 },
+	[K_INTU] = { "int_util", "int_util", 6, 4 },
+	[K_OFFERED] = { "offered", NULL, 6, 0 },
+	[K_MSD] = { "msg_lat_sd", "sd", 3, 1 },
+	[K_MCV] = { "msg_lat_cv", "cv", 6, 3 },
+	[K_MMIN] = { "msg_lat_min", NULL, 0, 0 },
+	[K_MP50] = { "msg_lat_p50", "p50", 1, 1 },
+	[K_MP90] = { "msg_lat_p90", NULL, 1, 1 },
+	[K_MP99] = { "msg_lat_p99", "p99", 1, 1 },
+	[K_MP999] = { "msg_lat_p999", NULL, 1, 1 },
+	[K_MMAX] = { "msg_lat_max", NULL, 0, 0 },
+	[K_NCI] = { "norm_lat_ci95", NULL, 3, 1 },
+	[K_PCI] = { "pkt_lat_ci95", NULL, 3, 1 },
+	[K_PSD] = { "pkt_lat_sd", NULL, 3, 1 },
+	[K_PCV] = { "pkt_lat_cv", NULL, 6, 3 },
+	[K_PP50] = { "pkt_lat_p50", NULL, 1, 1 },
+	[K_PP90] = { "pkt_lat_p90", NULL, 1, 1 },
+	[K_PP999] = { "pkt_lat_p999", NULL, 1, 1 },
+	[K_PMAX] = { "pkt_lat_max", NULL, 0, 0 },
+	[K_STATUS] = { "status", NULL, 0, 0 },
+	[K_RAW] = { "throughput_raw", "pkt/node/unit", -1, -1 },
+	[K_NSD] = { "norm_lat_sd", NULL, 3, 1 },
+	[K_PMIN] = { "pkt_lat_min", NULL, 0, 0 },
+	[K_WSTART] = { "window_start", NULL, 0, 0 },
+	[K_WEND] = { "window_end", NULL, 0, 0 },
+	[K_USTART] = { "util_start", NULL, 0, 0 },
+	[K_UEND] = { "util_end", NULL, 0, 0 },
+};
+
+/* Columns of the text table, in order. */
+static const int text_cols[] = {
+	K_GROUP, K_MSGS, K_PKTS, K_THRU, K_RAW, K_MLAT, K_MCI, K_MSD, K_MCV,
+	K_MP50, K_MP99, K_NLAT, K_PLAT, K_PP99, K_HOPS, K_PEU, K_INTU,
+};
+#define NTEXT (sizeof text_cols / sizeof text_cols[0])
+
+/* What every row shares: the run, the window, the utilization. */
+struct global {
+	double nodes, pe_time, offered;
+	int have_window;
+	uint64_t wstart, wend;
+	double peu, intu;
+	int have_ut;
+	uint64_t ut1, ut2;
+	const char *status;
+};
+
+static double ratio(double a, double b)
+{
+	return b != 0 ? a / b : NAN;
+}
+
+static void row_values(const struct acc *a, const struct global *g,
+		       double *v)
+{
+	for (int k = 0; k < NCOL; k++)
+		v[k] = NAN;
+	v[K_MSGS] = (double)a->msgs;
+	v[K_PKTS] = (double)a->pkts;
+	if (g->have_window && g->wend > g->wstart && g->nodes > 0) {
+		v[K_RAW] = (double)a->pkts /
+			   (g->nodes * (double)(g->wend - g->wstart));
+		v[K_THRU] = v[K_RAW] * g->pe_time;
+	}
+	v[K_MLAT] = mp_moments_mean(a->mlat);
+	v[K_MCI] = mp_batch_ci95(a->mbat);
+	v[K_MSD] = mp_moments_sd(a->mlat);
+	v[K_MCV] = ratio(v[K_MSD], v[K_MLAT]);
+	if (a->msgs) {
+		v[K_MMIN] = (double)mp_hist_min(a->mhist);
+		v[K_MMAX] = (double)mp_hist_max(a->mhist);
+	}
+	v[K_MP50] = mp_hist_quantile(a->mhist, 0.5);
+	v[K_MP90] = mp_hist_quantile(a->mhist, 0.9);
+	v[K_MP99] = mp_hist_quantile(a->mhist, 0.99);
+	v[K_MP999] = mp_hist_quantile(a->mhist, 0.999);
+	v[K_NLAT] = mp_moments_mean(a->nlat);
+	v[K_NCI] = mp_batch_ci95(a->nbat);
+	v[K_NSD] = mp_moments_sd(a->nlat);
+	v[K_PLAT] = mp_moments_mean(a->plat);
+	v[K_PCI] = mp_batch_ci95(a->pbat);
+	v[K_PSD] = mp_moments_sd(a->plat);
+	v[K_PCV] = ratio(v[K_PSD], v[K_PLAT]);
+	if (a->pkts) {
+		v[K_PMIN] = (double)mp_hist_min(a->phist);
+		v[K_PMAX] = (double)mp_hist_max(a->phist);
+	}
+	v[K_PP50] = mp_hist_quantile(a->phist, 0.5);
+	v[K_PP90] = mp_hist_quantile(a->phist, 0.9);
+	v[K_PP99] = mp_hist_quantile(a->phist, 0.99);
+	v[K_PP999] = mp_hist_quantile(a->phist, 0.999);
+	v[K_HOPS] = mp_moments_mean(a->hops);
+	v[K_PEU] = g->peu;
+	v[K_INTU] = g->intu;
+	v[K_OFFERED] = g->offered;
+	if (g->have_window) {
+		v[K_WSTART] = (double)g->wstart;
+		v[K_WEND] = (double)g->wend;
+	}
+	if (g->have_ut) {
+		v[K_USTART] = (double)g->ut1;
+		v[K_UEND] = (double)g->ut2;
+	}
+}
+
+/* Format column k of a row: "" for a missing value. */
+static void cell(char *buf, size_t cap, int k, const char *name,
+		 const double *v, const struct global *g, int text)
+{
+	int prec = text ? cols[k].text : cols[k].csv;
+
+	if (k == K_GROUP)
+		snprintf(buf, cap, "%s", name);
+	else if (k == K_STATUS)
+		snprintf(buf, cap, "%s", g->status ? g->status : "");
+	else if (isnan(v[k]) || isinf(v[k]))
+		buf[0] = '\0';
+	else if (prec < 0)
+		snprintf(buf, cap, text ? "%.4g" : "%.9g", v[k]);
+	else
+		snprintf(buf, cap, "%.*f", prec, v[k]);
+}
+
+#define CELL 64
+
+struct row {
+	char name[32];
+	double v[NCOL];
+};
+
+static void print_text(const struct row *rows, size_t n,
+		       const struct global *g)
+{
+	size_t w[NTEXT];
+	char buf[CELL];
+
+	for (size_t j = 0; j < NTEXT; j++)
+		w[j] = strlen(cols[text_cols[j]].title);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < NTEXT; j++) {
+			cell(buf, sizeof buf, text_cols[j], rows[i].name,
+			     rows[i].v, g, 1);
+			size_t len = buf[0] ? strlen(buf) : 1;
+			if (len > w[j])
+				w[j] = len;
+		}
+	for (size_t j = 0; j < NTEXT; j++)
+		printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
+		       cols[text_cols[j]].title);
+	putchar('\n');
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < NTEXT; j++) {
+			cell(buf, sizeof buf, text_cols[j], rows[i].name,
+			     rows[i].v, g, 1);
+			printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
+			       buf[0] ? buf : "-");
+		}
+		putchar('\n');
+	}
+}
+
+static void print_sep(const struct row *rows, size_t n,
+		      const struct global *g, int csv)
+{
+	char buf[CELL];
+
+	if (!csv)
+		fputs("# ", stdout);
+	for (int k = 0; k < NCOL; k++)
+		printf("%s%s", k ? (csv ? "," : " ") : "", cols[k].name);
+	putchar('\n');
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < NCOL; k++) {
+			cell(buf, sizeof buf, k, rows[i].name, rows[i].v, g, 0);
+			if (!csv && buf[0] == '\0')
+				strcpy(buf, "-");
+			printf("%s%s", k ? (csv ? "," : " ") : "", buf);
+		}
+		putchar('\n');
+	}
+}
+
+static void print_prov(const mp_hdr *h, const char *prefix)
+{
+	for (size_t i = 0; i < mp_hdr_count(h); i++)
+		if (strcmp(mp_hdr_key(h, i), "prov") == 0)
+			printf("%s%s\n", prefix, mp_hdr_value(h, i));
+}
+
+static void finish_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("stdout: write failed: %s", strerror(errno));
+	if (fclose(stdout) != 0)
+		die("stdout: write failed: %s", strerror(errno));
+}
+
+/* ---- main ---- */
+
+static const char *const status_names[] = { "ok", "saturated", "deadlock",
+					    "stopped" };
+
+/* Which of two run statuses to report: deadlock, saturated, stopped, ok. */
+static int worse_status(int a, int b)
+{
+	static const int rank[] = { 0, 2, 3, 1 };
+	return rank[b] > rank[a] ? b : a;
+}
+
+int main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "plot", no_argument, NULL, 'p' },
+		{ "prov", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "warmup-time", required_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum by by = BY_NONE;
+	enum out out = OUT_TEXT;
+	int nout = 0, quiet = 0, have_wn = 0, have_wt = 0, c;
+	uint64_t warm_n = 0, warm_t = 0;
+	mp_err err;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': {
+			size_t i;
+			for (i = 0; i < sizeof by_names / sizeof by_names[0]; i++)
+				if (strcmp(optarg, by_names[i]) == 0)
+					break;
+			if (i == sizeof by_names / sizeof by_names[0]) {
+				fprintf(stderr, "%s: --by: unknown grouping '%s'\n",
+					prog, optarg);
+				usage(stderr);
+				return 2;
+			}
+			by = (enum by)i;
+			break;
+		}
+		case 'c':
+			out = OUT_CSV;
+			nout++;
+			break;
+		case 'h':
+			help();
+			finish_stdout();
+			return 0;
+		case 'p':
+			out = OUT_PLOT;
+			nout++;
+			break;
+		case 'P':
+			out = OUT_PROV;
+			nout++;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'w':
+		case 'W':
+			if (mp_parse_u64(optarg, 0, UINT64_MAX,
+					 c == 'w' ? &warm_n : &warm_t,
+					 c == 'w' ? "--warmup" : "--warmup-time",
+					 &err) < 0) {
+				fprintf(stderr, "%s: %s\n", prog, err.msg);
+				usage(stderr);
+				return 2;
+			}
+			if (c == 'w')
+				have_wn = 1;
+			else
+				have_wt = 1;
+			break;
+		case ':':
+			fprintf(stderr, "%s: %s needs a value\n", prog,
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		default:
+			if (strncmp(argv[optind - 1], "--", 2) == 0)
+				fprintf(stderr, "%s: bad option '%s'\n", prog,
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "%s: unknown option '-%c'\n", prog,
+					optopt);
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1 || nout > 1) {
+		fprintf(stderr, "%s: %s\n", prog,
+			argc > 1 ? "more than one input" :
+				   "--csv, --plot and --prov exclude each other");
+		usage(stderr);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
+	if (!r)
+		die("%s", err.msg);
+	const mp_hdr *h = mp_reader_header(r);
+	const char *input = mp_reader_name(r);
+	if (out == OUT_PROV) {
+		print_prov(h, "");
+		mp_reader_close(r);
+		finish_stdout();
+		return 0;
+	}
+	if (mp_hdr_kind(h) != MP_KIND_DELIVERIES) {
+		const char *k = mp_kind_name(mp_hdr_kind(h));
+		die("%s: a stream of kind %s, not deliveries", input,
+		    k ? k : "unknown");
+	}
+
+	uint64_t short_max = 5, hnodes = 0;
+	double pe_time = NAN, offered = NAN;
+	if (mp_hdr_get(h, "short_max") &&
+	    mp_hdr_get_u64(h, "short_max", &short_max) < 0)
+		die("%s: header: bad short_max '%s'", input,
+		    mp_hdr_get(h, "short_max"));
+	if (mp_hdr_get(h, "nodes") && mp_hdr_get_u64(h, "nodes", &hnodes) < 0)
+		die("%s: header: bad nodes '%s'", input, mp_hdr_get(h, "nodes"));
+	if (mp_hdr_get(h, "pe_time") &&
+	    (mp_hdr_get_double(h, "pe_time", &pe_time) < 0 || !(pe_time > 0)))
+		die("%s: header: bad pe_time '%s'", input,
+		    mp_hdr_get(h, "pe_time"));
+	if (mp_hdr_get(h, "load") && mp_hdr_get_double(h, "load", &offered) < 0)
+		die("%s: header: bad load '%s'", input, mp_hdr_get(h, "load"));
+
+	/* Fixed groupings have all their rows from the start. */
+	if (by == BY_LENGTH || by == BY_CLASS || by == BY_GROUP) {
+		group(0);
+		group(1);
+	}
+	all = acc_new(0);
+	int join = by == BY_LENGTH || by == BY_PACKETS;
+
+	uint64_t n_dlv = 0, n_pkt = 0, kept_dlv = 0, kept_pkt = 0;
+	uint64_t t_last = 0, max_node = 0;
+	int have_node = 0;
+	uint64_t ws = have_wn ? UINT64_MAX : warm_t; /* window start (bound) */
+	int ws_fixed = !have_wn;
+	int nruns = 0, status = MP_RUN_OK;
+	struct mp_run run = { 0 };
+	mp_rec rec;
+	int rc;
+
+	while ((rc = mp_reader_next(r, &rec)) == 1) {
+		switch (rec.tag) {
+		case MP_REC_DLV: {
+			const struct mp_dlv *d = &rec.dlv;
+			n_dlv++;
+			if (d->t_done > t_last)
+				t_last = d->t_done;
+			uint64_t mx = d->src > d->dst ? d->src : d->dst;
+			if (!have_node || mx > max_node)
+				max_node = mx;
+			have_node = 1;
+			uint64_t key = 0;
+			switch (by) {
+			case BY_LENGTH: key = d->packets > short_max; break;
+			case BY_PACKETS: key = d->packets; break;
+			case BY_CLASS: key = d->cls; break;
+			case BY_GROUP: key = d->group == MP_GROUP_HOT ? 0 : 1; break;
+			case BY_SRC: key = d->src; break;
+			case BY_DST: key = d->dst; break;
+			case BY_HOPS: key = d->hops / d->packets; break;
+			case BY_NONE: break;
+			}
+			if (join) {
+				struct pend *e = pend_find(d->id);
+				if (e) {
+					for (size_t i = 0; i < e->n; i++)
+						acc_pkt(group(key), e->s[i].lat,
+							e->s[i].hops);
+					pend_delete(e);
+				}
+			}
+			if ((have_wn && d->id < warm_n) ||
+			    (have_wt && d->t_arrive < warm_t))
+				break;
+			kept_dlv++;
+			acc_msg(all, d);
+			if (by != BY_NONE)
+				acc_msg(group(key), d);
+			if (have_wn && d->t_arrive < ws) {
+				ws = d->t_arrive;
+				snap_prune(&util[0], ws);
+				snap_prune(&util[1], ws);
+			}
+			break;
+		}
+		case MP_REC_PKT: {
+			const struct mp_pkt *p = &rec.pkt;
+			n_pkt++;
+			if (p->t_eject > t_last)
+				t_last = p->t_eject;
+			uint64_t mx = p->src > p->dst ? p->src : p->dst;
+			if (!have_node || mx > max_node)
+				max_node = mx;
+			have_node = 1;
+			int kept = !((have_wn && p->msg < warm_n) ||
+				     (have_wt && p->t_inject < warm_t));
+			uint64_t lat = p->t_eject - p->t_inject;
+			if (kept) {
+				kept_pkt++;
+				acc_pkt(all, lat, p->hops);
+			}
+			if (join) {
+				struct pend *e = pend_find(p->msg);
+				if (!e)
+					e = pend_insert(p->msg);
+				if (kept)
+					pend_push(e, lat, p->hops);
+				break;
+			}
+			if (!kept || by == BY_NONE)
+				break;
+			uint64_t key = 0;
+			switch (by) {
+			case BY_CLASS: key = p->cls; break;
+			case BY_GROUP: key = p->group == MP_GROUP_HOT ? 0 : 1; break;
+			case BY_SRC: key = p->src; break;
+			case BY_DST: key = p->dst; break;
+			case BY_HOPS: key = p->hops; break;
+			default: break;
+			}
+			acc_pkt(group(key), lat, p->hops);
+			break;
+		}
+		case MP_REC_UTIL:
+			if (rec.util.scope == MP_UTIL_PE ||
+			    rec.util.scope == MP_UTIL_INTERNAL)
+				snap_add(&util[rec.util.scope], &rec.util, ws,
+					 ws_fixed);
+			break;
+		case MP_REC_RUN:
+			if (nruns == 0) {
+				run = rec.run;
+			} else {
+				if (rec.run.t_end > run.t_end)
+					run.t_end = rec.run.t_end;
+				run.msgs_in += rec.run.msgs_in;
+				run.msgs_done += rec.run.msgs_done;
+				run.pkts_injected += rec.run.pkts_injected;
+				run.pkts_delivered += rec.run.pkts_delivered;
+				run.pkts_in_flight += rec.run.pkts_in_flight;
+				run.pkts_queued += rec.run.pkts_queued;
+			}
+			status = worse_status(status, rec.run.status);
+			nruns++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0)
+		die("%s", mp_reader_error(r));
+	if (nruns && (n_dlv != run.msgs_done || n_pkt != run.pkts_delivered))
+		die("%s: counts not conserved: the run record says %llu messages "
+		    "and %llu packets delivered, the stream has %llu message and "
+		    "%llu packet records",
+		    input, (unsigned long long)run.msgs_done,
+		    (unsigned long long)run.pkts_delivered,
+		    (unsigned long long)n_dlv, (unsigned long long)n_pkt);
+
+	/* Packets whose message was never seen delivered after them. */
+	uint64_t unmatched = 0;
+	for (size_t i = 0; i < pcap; i++)
+		if (ptab[i].used) {
+			unmatched += ptab[i].n;
+			free(ptab[i].s);
+		}
+	free(ptab);
+
+	struct global g = { 0 };
+	g.nodes = hnodes ? (double)hnodes :
+		  nruns && run.nodes ? (double)run.nodes :
+		  have_node ? (double)max_node + 1 : NAN;
+	g.pe_time = pe_time;
+	g.offered = offered;
+	g.status = nruns ? status_names[status] : NULL;
+	g.have_window = ws != UINT64_MAX;
+	g.wstart = g.have_window ? ws : 0;
+	g.wend = nruns ? run.t_end : t_last;
+	g.peu = g.intu = NAN;
+	int whole[2] = { 0, 0 };
+	if (g.have_window) {
+		uint64_t t1, t2;
+		g.peu = snap_util(&util[0], ws, &t1, &t2, &whole[0]);
+		if (!isnan(g.peu)) {
+			g.have_ut = 1;
+			g.ut1 = t1;
+			g.ut2 = t2;
+		}
+		g.intu = snap_util(&util[1], ws, &t1, &t2, &whole[1]);
+		if (!g.have_ut && !isnan(g.intu)) {
+			g.have_ut = 1;
+			g.ut1 = t1;
+			g.ut2 = t2;
+		}
+	}
+
+	size_t nrows = ngroups + 1;
+	struct row *rows = xcalloc(nrows, sizeof *rows);
+	for (size_t i = 0; i < ngroups; i++) {
+		group_name(by, groups[i]->key, rows[i].name, sizeof rows[i].name);
+		row_values(groups[i], &g, rows[i].v);
+	}
+	snprintf(rows[ngroups].name, sizeof rows[ngroups].name, "all");
+	row_values(all, &g, rows[ngroups].v);
+
+	if (out == OUT_CSV || out == OUT_PLOT) {
+		print_sep(rows, nrows, &g, out == OUT_CSV);
+	} else {
+		print_text(rows, nrows, &g);
+		switch (nruns ? status : -1) {
+		case MP_RUN_OK:
+			printf("# status: ok\n");
+			break;
+		case MP_RUN_SATURATED:
+			printf("# status: SATURATED: the fabric did not carry the "
+			       "offered load (queues grew without bound); these "
+			       "are not steady-state values\n");
+			break;
+		case MP_RUN_DEADLOCK:
+			printf("# status: DEADLOCK: the fabric stopped making "
+			       "progress; undelivered packets are missing here\n");
+			break;
+		case MP_RUN_STOPPED:
+			printf("# status: stopped early by a time or count limit\n");
+			break;
+		default:
+			printf("# status: unknown (no run record)\n");
+			break;
+		}
+		printf("# warm-up: ");
+		if (have_wn)
+			printf("messages with id < %llu%s",
+			       (unsigned long long)warm_n, have_wt ? ", " : "");
+		if (have_wt)
+			printf("before time %llu", (unsigned long long)warm_t);
+		if (!have_wn && !have_wt)
+			printf("none");
+		printf("; discarded %llu messages, %llu packets\n",
+		       (unsigned long long)(n_dlv - kept_dlv),
+		       (unsigned long long)(n_pkt - kept_pkt));
+		if (g.have_window) {
+			const char *unit = mp_hdr_get(h, "time_unit");
+			printf("# window: [%llu, %llu]", (unsigned long long)g.wstart,
+			       (unsigned long long)g.wend);
+			if (unit)
+				printf(" (unit: %s)", unit);
+			if (g.have_ut)
+				printf("; utilization over [%llu, %llu]%s",
+				       (unsigned long long)g.ut1,
+				       (unsigned long long)g.ut2,
+				       whole[0] || whole[1] ?
+					       " (no snapshot after the warm-up: "
+					       "whole run)" :
+					       "");
+			else
+				printf("; no utilization records");
+			putchar('\n');
+		} else {
+			printf("# window: empty (the warm-up discarded every "
+			       "message)\n");
+		}
+		printf("# counts: %llu messages and %llu packets read",
+		       (unsigned long long)n_dlv, (unsigned long long)n_pkt);
+		if (nruns)
+			printf("; as the run record says (%llu messages in, %llu "
+			       "packets injected, %llu in flight, %llu queued)\n",
+			       (unsigned long long)run.msgs_in,
+			       (unsigned long long)run.pkts_injected,
+			       (unsigned long long)run.pkts_in_flight,
+			       (unsigned long long)run.pkts_queued);
+		else
+			printf("; no run record to check them against\n");
+		if (unmatched)
+			printf("# note: %llu packets were not followed by their "
+			       "message's delivery record: counted in all only\n",
+			       (unsigned long long)unmatched);
+		if (isnan(pe_time))
+			printf("# note: no pe_time in the header: throughput in "
+			       "load units unknown\n");
+		if (!quiet)
+			print_prov(h, "# prov: ");
+	}
+
+	for (size_t i = 0; i < ngroups; i++)
+		acc_free(groups[i]);
+	free(groups);
+	acc_free(all);
+	free(rows);
+	free(util[0].s);
+	free(util[1].s);
+	mp_reader_close(r);
+	finish_stdout();
+	return 0;
+}
