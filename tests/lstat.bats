@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# Tests of lstat on a tiny hand-computed deliveries stream built with
+# mpcat from tests/data/{dlv,pkt,util,run}_small.csv: exact output,
+# groupings, warm-up, run status, count check, bad input and usage.
+#
+# The fixture, 7 nodes, pe_time 420, short_max 5, load 0.5:
+#   id  packets  arrive  done  latency  normalized  packet latencies
+#   0   1        0       100   100      100         100
+#   1   2        50      350   300      150         190 190
+#   2   6        100     1300  1200     200         180 x 6 (injected 120..1120)
+#   3   1        400     600   200      200         200  (guaranteed, hot)
+#   4   3        700     1000  300      100         100 100 90
+#   5   1        1500    1600  100      100         100
+# Messages: mean 2200/6 = 366.667; deviations -266.7 -66.7 833.3 -166.7
+#   -66.7 -266.7, sum of squares 873333.3, sd sqrt(873333.3/5) = 417.931,
+#   cv 1.139813; sorted 100 100 200 300 300 1200: p50 = rank 3 = 200,
+#   p90 = rank ceil(5.4) = 6 = 1200. ci95: 6 batches of 1,
+#   t(0.975, 5) * 417.931 / sqrt(6) = 2.570582 * 170.621 = 438.592.
+# Normalized: 850/6 = 141.667. Packets: 14, latencies sum 2150, mean
+#   153.571, p99 = rank 14 = 200; hops 17/14 = 1.2143.
+# Throughput: run t_end 2000, 14 / (7 * 2000) = 0.001 per node per unit,
+#   * 420 = 0.42. Utilization snapshots at 1000 and 2000: PE (7 ports)
+#   busy 2800 then 7000, internal (21 ports) 4200 then 8400; from time 0:
+#   7000 / (7 * 2000) = 0.5 and 8400 / (21 * 2000) = 0.2; from 1000:
+#   4200 / (7 * 1000) = 0.6 and 4200 / (21 * 1000) = 0.2.
+
+setup() {
+	PATH="$BATS_TEST_DIRNAME/../tools:$PATH"
+	cd "$BATS_TEST_DIRNAME"
+	T=$BATS_TEST_TMPDIR
+	META="-s nodes=7 -s pe_time=420 -s short_max=5 -s load=0.5"
+	for r in dlv pkt util run; do
+		mpcat -C -k deliveries -r $r $META data/${r}_small.csv > "$T/$r.mps"
+	done
+	# Packets first, as in netrun's order (a message's record follows
+	# its last packet).
+	cat "$T/pkt.mps" "$T/dlv.mps" "$T/util.mps" "$T/run.mps" > "$T/all.mps"
+	RUNHDR=status,nodes,t_end,msgs_in,msgs_done,pkts_injected,pkts_delivered,pkts_in_flight,pkts_queued
+}
+
+# A run record stream from one CSV data row.
+run_stream() {
+	printf '%s\n%s\n' "$RUNHDR" "$1" > "$T/r.csv"
+	mpcat -C -k deliveries -r run $META "$T/r.csv"
+}
+
+CSVHEAD=group,messages,packets,throughput,msg_lat_mean,msg_lat_ci95,norm_lat_mean,pkt_lat_mean,pkt_lat_p99,hops_mean,pe_util,int_util,offered,msg_lat_sd,msg_lat_cv,msg_lat_min,msg_lat_p50,msg_lat_p90,msg_lat_p99,msg_lat_p999,msg_lat_max,norm_lat_ci95,pkt_lat_ci95,pkt_lat_sd,pkt_lat_cv,pkt_lat_p50,pkt_lat_p90,pkt_lat_p999,pkt_lat_max,status,throughput_raw,norm_lat_sd,pkt_lat_min,window_start,window_end,util_start,util_end
+
+@test "text table of the hand-computed fixture is exact" {
+	run lstat -q "$T/all.mps"
+	[ "$status" -eq 0 ]
+	[ "$output" = "group  messages  packets  throughput  pkt/node/unit  msg_lat  +-ci95     sd     cv    p50     p99  norm_lat  pkt_lat  pkt_p99  hops  pe_util  int_util
+all           6       14      0.4200          0.001    366.7   438.6  417.9  1.140  200.0  1200.0     141.7    153.6    200.0  1.21   0.5000    0.2000
+# status: ok
+# warm-up: none; discarded 0 messages, 0 packets
+# window: [0, 2000]; utilization over [0, 2000]
+# counts: 6 messages and 14 packets read; as the run record says (6 messages in, 14 packets injected, 0 in flight, 0 queued)" ]
+}
+
+@test "csv header is exact and the all row hand-computed" {
+	run lstat --csv "$T/all.mps"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "$CSVHEAD" ]
+	# p50 of packets: rank 7 of 90 100 100 100 100 180x6 190 190 200;
+	# p90: rank 13 = 190. Packet ci95 over 14 batches of 1.
+	[ "${lines[1]}" = "all,6,14,0.420000,366.667,438.592,141.667,153.571,200.0,1.2143,0.500000,0.200000,0.500000,417.931,1.139813,100,200.0,1200.0,1200.0,1200.0,1200,51.590,25.076,43.431,0.282807,180.0,190.0,200.0,200,ok,0.001,49.160,90,0,2000,0,2000" ]
+}
+
+@test "the same stream from standard input gives the same bytes" {
+	a=$(lstat --csv "$T/all.mps")
+	b=$(lstat --csv < "$T/all.mps")
+	[ "$a" = "$b" ]
+}
+
+@test "--by length: rows short, long, all, split by hand" {
+	run lstat --by length --csv "$T/all.mps"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | cut -d, -f1 | tr '\n' ' ')" = "group short long all " ]
+	# short: ids 0 1 3 4 5, latencies 100 300 200 300 100, mean 200;
+	# 8 packets (latency sum 1070, mean 133.75), 8 / 14000 * 420 = 0.24.
+	# long: id 2, 6 packets of 180.
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-10)" = "short,5,8,0.240000,200.000,124.166,130.000,133.750,200.0,1.3750" ]
+	[ "$(printf '%s\n' "$output" | sed -n 3p | cut -d, -f1-10)" = "long,1,6,0.180000,1200.000,,200.000,180.000,180.0,1.0000" ]
+}
+
+@test "--by length text rows in order; packets after their message are matched in netrun's order only" {
+	run lstat --by length "$T/all.mps"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | awk 'NR > 1 && NR < 5 {print $1}' | tr '\n' ' ')" = "short long all " ]
+	# Message records first: their packets cannot be told short or long.
+	cat "$T/dlv.mps" "$T/pkt.mps" "$T/run.mps" > "$T/rev.mps"
+	run lstat --by length --csv "$T/rev.mps"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | cut -d, -f1-3 | tr '\n' ' ')" = "group,messages,packets short,5,0 long,1,0 all,6,14 " ]
+	run lstat --by length "$T/rev.mps"
+	[[ "$output" == *"# note: 14 packets were not followed by their message's delivery record: counted in all only"* ]]
+}
+
+@test "--by class, group, packets, src, hops row names" {
+	run lstat --by class --csv "$T/all.mps"
+	[ "$(printf '%s\n' "$output" | cut -d, -f1-3 | tr '\n' ' ')" = "group,messages,packets best-effort,5,13 guaranteed,1,1 all,6,14 " ]
+	run lstat --by group --csv "$T/all.mps"
+	[ "$(printf '%s\n' "$output" | cut -d, -f1-3 | tr '\n' ' ')" = "group,messages,packets hot,1,1 independent,5,13 all,6,14 " ]
+	run lstat --by packets --csv "$T/all.mps"
+	[ "$(printf '%s\n' "$output" | cut -d, -f1-3 | tr '\n' ' ')" = "group,messages,packets 1,3,3 2,1,2 3,1,3 6,1,6 all,6,14 " ]
+	run lstat --by src --csv "$T/all.mps"
+	[ "$(printf '%s\n' "$output" | cut -d, -f1-3 | tr '\n' ' ')" = "group,messages,packets 0,2,4 1,1,2 2,1,6 3,1,1 4,1,1 all,6,14 " ]
+	# hops: packets of 1 hop: 11, of 2: 3; messages by hops/packets:
+	# 1 (ids 0 2 4 5) and 2 (ids 1 3).
+	run lstat --by hops --csv "$T/all.mps"
+	[ "$(printf '%s\n' "$output" | cut -d, -f1-3 | tr '\n' ' ')" = "group,messages,packets 1,4,11 2,2,3 all,6,14 " ]
+}
+
+@test "--warmup 2 drops ids 0 and 1 and their 3 packets" {
+	run lstat --warmup 2 --csv "$T/all.mps"
+	[ "$status" -eq 0 ]
+	# Kept: ids 2..5, latencies 1200 200 300 100 (mean 450); 11 packets.
+	# Window [100, 2000] (earliest kept arrival): 11 / (7 * 1900) * 420
+	# = 0.347368. Utilization from the snapshot at 1000: 0.6 and 0.2.
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-)" = "all,4,11,0.347368,450.000,0.600000,0.200000,100,2000,1000,2000" ]
+	run lstat -q --warmup 2 "$T/all.mps"
+	[ "${lines[3]}" = "# warm-up: messages with id < 2; discarded 2 messages, 3 packets" ]
+	[ "${lines[4]}" = "# window: [100, 2000]; utilization over [1000, 2000]" ]
+}
+
+@test "--warmup-time 400 drops earlier arrivals and injections" {
+	run lstat --warmup-time 400 --csv "$T/all.mps"
+	[ "$status" -eq 0 ]
+	# Kept messages 3 4 5 (latencies 200 300 100, mean 200); packets
+	# injected at 400 or later: 4 of id 2, 1 + 3 + 1 = 9. Window
+	# [400, 2000]: 9 / (7 * 1600) * 420 = 0.3375.
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-)" = "all,3,9,0.337500,200.000,0.600000,0.200000,400,2000,1000,2000" ]
+	# Both: a record is kept when both keep it (ids 4 and 5, 3 + 1
+	# packets); the window starts at the earliest kept arrival, 700.
+	run lstat --warmup 4 --warmup-time 400 --csv "$T/all.mps"
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-3,34)" = "all,2,4,700" ]
+}
+
+@test "a warm-up that discards everything leaves empty fields" {
+	run lstat --warmup 100 --csv "$T/all.mps"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,," ]
+	run lstat --warmup 100 -q "$T/all.mps"
+	[ "${lines[4]}" = "# window: empty (the warm-up discarded every message)" ]
+}
+
+@test "a saturated run is reported, exit 0" {
+	run_stream "1,7,2000,9,6,16,14,2,0" > "$T/sat.mps"
+	cat "$T/pkt.mps" "$T/dlv.mps" "$T/util.mps" "$T/sat.mps" > "$T/s.mps"
+	run lstat "$T/s.mps"
+	[ "$status" -eq 0 ]
+	[[ "${lines[2]}" == "# status: SATURATED:"* ]]
+	run lstat --csv "$T/s.mps"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f30)" = saturated ]
+}
+
+@test "count mismatch with the run record: exit 1" {
+	run_stream "0,7,2000,7,7,14,14,0,0" > "$T/bad.mps"
+	cat "$T/pkt.mps" "$T/dlv.mps" "$T/bad.mps" > "$T/b.mps"
+	run lstat "$T/b.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "lstat: $T/b.mps: counts not conserved: the run record says 7 messages"* ]]
+}
+
+@test "a stream cut short: exit 1 naming the input" {
+	size=$(wc -c < "$T/all.mps")
+	head -c $((size - 20)) "$T/all.mps" > "$T/cut.mps"
+	run lstat "$T/cut.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "lstat: $T/cut.mps: "* ]]
+	run lstat < "$T/cut.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "lstat: stdin: "* ]]
+	# Every prefix of a raw stream fails cleanly.
+	mpcat --raw "$T/all.mps" > "$T/raw.mps"
+	size=$(wc -c < "$T/raw.mps")
+	for n in 0 1 5 17 100 $((size / 2)) $((size - 1)); do
+		head -c $n "$T/raw.mps" > "$T/p.mps"
+		run lstat "$T/p.mps"
+		[ "$status" -eq 1 ]
+		[[ "$output" == "lstat: $T/p.mps"* ]]
+	done
+}
+
+@test "a messages stream: exit 1 naming its kind" {
+	printf 'class,group,route,src,dst,packets,id,time,bytes,prio\n0,0,0,0,1,1,0,5,0,0\n' > "$T/m.csv"
+	mpcat -C -k messages -r msg -s nodes=7 "$T/m.csv" > "$T/m.mps"
+	run lstat "$T/m.mps"
+	[ "$status" -eq 1 ]
+	[ "$output" = "lstat: $T/m.mps: a stream of kind messages, not deliveries" ]
+}
+
+@test "--prov prints the provenance entries; -q hides them in the table" {
+	run lstat --prov "$T/all.mps"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "mpcat "*" args=-C -k deliveries -r pkt "*"data/pkt_small.csv" ]]
+	run lstat "$T/all.mps"
+	[[ "${lines[6]}" == "# prov: mpcat "*"data/pkt_small.csv" ]]
+	run lstat -q "$T/all.mps"
+	[[ "$output" != *"# prov:"* ]]
+}
+
+@test "--plot: a column-name comment, then the CSV columns with -" {
+	run lstat --plot --by length "$T/all.mps"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "# $(echo "$CSVHEAD" | tr , ' ')" ]
+	[ "$(echo "${lines[2]}" | cut -d' ' -f1-6)" = "long 1 6 0.180000 1200.000 -" ]
+	[ "$(printf '%s\n' "$output" | awk 'NR > 1 {print NF}' | sort -u)" = 37 ]
+}
+
+@test "-h: usage on stdout, exit 0" {
+	run lstat -h
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: lstat "* ]]
+}
+
+@test "bad option: usage, exit 2" {
+	run lstat --bogus
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "lstat: bad option '--bogus'" ]
+	[[ "${lines[1]}" == "usage: lstat "* ]]
+	run lstat --by colour "$T/all.mps"
+	[ "$status" -eq 2 ]
+	run lstat --csv --plot "$T/all.mps"
+	[ "$status" -eq 2 ]
+	run lstat "$T/all.mps" "$T/all.mps"
+	[ "$status" -eq 2 ]
+}
+
+@test "--warmup -1: exit 2 naming --warmup" {
+	run lstat --warmup -1 "$T/all.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "lstat: --warmup: '-1' is not an unsigned integer" ]
+	run lstat --warmup-time x "$T/all.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "lstat: --warmup-time: "* ]]
+}
+
+@test "a failed write to stdout: exit 1" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	run sh -c 'lstat "$1" > /dev/full' sh "$T/all.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "lstat: stdout: write failed: "* ]]
+}
+
+@test "a missing input file: exit 1 naming it" {
+	run lstat "$T/nonexistent.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "lstat: $T/nonexistent.mps"* ]]
+}
