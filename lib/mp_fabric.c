@@ -139,7 +139,7 @@ void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
 	memset(o, 0, sizeof *o);
 	o->seed = 1;
 	o->util_interval = 256 * pe;
-	o->check_interval = 64 * pe;
+	o->check_interval = 16 * pe;
 	o->deadlock_time = 1000 * (uint64_t)(cfg->packet_time + cfg->header_time +
 					    cfg->inject_setup + cfg->eject_setup);
 	o->max_backlog = 2000;
@@ -920,7 +920,7 @@ void mp_fabric_input_done(mp_fabric *f)
 	f->input_done = 1;
 	/* Trend check: compare the backlog at the end of the input with
 	 * the backlog halfway through; queues that grew by more than 5% of
-	 * the packets offered meanwhile (and by more than 20 packets per
+	 * the packets offered meanwhile (and by more than 2 packets per
 	 * node) are growing without bound. */
 	if (f->nsamples < 4)
 		return;
@@ -931,10 +931,12 @@ void mp_fabric_input_done(mp_fabric *f)
 	if (k >= f->nsamples)
 		return;
 	const struct sample *s = &f->samples[k];
-	uint64_t arrived = f->arrived_pkts - s->arrived;
+	f->c.backlog_mid = s->backlog;
+	f->c.backlog_end = f->c.pkts_queued;
+	f->c.offered_between = f->arrived_pkts - s->arrived;
 	if (f->c.pkts_queued > s->backlog) {
 		uint64_t growth = f->c.pkts_queued - s->backlog;
-		if (growth * 20 > arrived && growth > 20ull * f->n)
+		if (growth * 20 > f->c.offered_between && growth > 2ull * f->n)
 			f->trend_sat = 1;
 	}
 }

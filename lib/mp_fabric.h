@@ -104,6 +104,9 @@ struct mp_fabric_counts {
 	uint64_t msgs_in, msgs_done;
 	uint64_t pkts_injected, pkts_delivered, pkts_in_flight, pkts_queued;
 	uint64_t refusals, events, hops;
+	/* Trend check at the end of the input: source backlog halfway
+	 * through the input and at its end, packets offered in between. */
+	uint64_t backlog_mid, backlog_end, offered_between;
 };
 void mp_fabric_counts(const mp_fabric *f, struct mp_fabric_counts *c);
 

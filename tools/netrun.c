@@ -429,7 +429,9 @@ int main(int argc, char **argv)
 			"%llu + unfinished %llu; packets accepted %llu = "
 			"delivered %llu + in flight %llu; %llu packets never "
 			"accepted (queued at sources); %llu refusals; %llu "
-			"packet-hops; %llu events\n",
+			"packet-hops; %llu events; source backlog %llu packets "
+			"halfway through the input, %llu at its end, %llu "
+			"offered in between\n",
 			prog, (unsigned long long)mp_fabric_now(f),
 			(unsigned long long)cn.msgs_in,
 			(unsigned long long)cn.msgs_done,
@@ -440,7 +442,10 @@ int main(int argc, char **argv)
 			(unsigned long long)cn.pkts_queued,
 			(unsigned long long)cn.refusals,
 			(unsigned long long)cn.hops,
-			(unsigned long long)cn.events);
+			(unsigned long long)cn.events,
+			(unsigned long long)cn.backlog_mid,
+			(unsigned long long)cn.backlog_end,
+			(unsigned long long)cn.offered_between);
 	if (mp_writer_close(out.w, &err) < 0)
 		die("%s", err.msg);
 	if (final == MP_FAB_ERROR)
