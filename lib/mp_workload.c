@@ -33,7 +33,7 @@ enum { ROLE_INDEP, ROLE_HOT, ROLE_SINK };
 #define TIME_MAX 9.0e18
 
 /* Longest node list written to a header value, in bytes. */
-#define LIST_MAX (256u * 1024)
+#define LIST_MAX (768u * 1024)
 
 /* One arrival stream: a node's messages, or its separate GT stream. */
 struct source {

@@ -18,10 +18,11 @@
 #include "mp_util.h"
 #include "mp_workload.h"
 
-static const char usage_text[] =
+static const char synopsis[] =
 	"usage: wlgen [--preset NAME] [--size N | --topo SPEC] --load U\n"
 	"             (-n N | --duration T) [options]\n"
-	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n"
+	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n";
+static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
 	"  --preset NAME        fabric and workload preset (po2, fedx, torus;\n"
 	"                       default po2); options override it\n"
@@ -55,9 +56,14 @@ static const char usage_text[] =
 	"  --raw                write uncompressed\n"
 	"  -h, --help           this help\n";
 
+/* Full help on standard output; the synopsis alone after an error. */
 static void usage(FILE *f)
 {
-	fputs(usage_text, f);
+	fputs(synopsis, f);
+	if (f == stdout)
+		fputs(options_text, f);
+	else
+		fputs("Try 'wlgen -h' for the options.\n", f);
 }
 
 MP_PRINTF(1, 2)
@@ -290,8 +296,15 @@ int main(int argc, char *argv[])
 		die("%s", err.msg);
 
 	mp_hdr *h = mp_hdr_new(MP_KIND_MESSAGES);
-	if (!h || mp_workload_describe(w, h) < 0 ||
-	    mp_hdr_set(h, "preset", preset) < 0 ||
+	if (!h)
+		die("out of memory");
+	if (mp_workload_describe(w, h) < 0) {
+		size_t ns;
+		mp_workload_hot_senders(w, &ns);
+		die("header: out of memory, or %zu hot senders are too many to "
+		    "list in a stream header", ns);
+	}
+	if (mp_hdr_set(h, "preset", preset) < 0 ||
 	    mp_hdr_set(h, "time_unit", time_unit(preset)) < 0 ||
 	    mp_hdr_setf(h, "packet_time", "%u", cfg.packet_time) < 0 ||
 	    (has_n && mp_hdr_setf(h, "messages", "%llu",
@@ -299,7 +312,7 @@ int main(int argc, char *argv[])
 	    (has_dur && mp_hdr_setf(h, "duration", "%llu",
 				    (unsigned long long)duration) < 0) ||
 	    mp_hdr_add_prov(h, "wlgen", orig_argc, orig_argv, 1, wc.seed) < 0)
-		die("header: out of memory or a node list too long for it");
+		die("header: out of memory");
 	mp_writer *wr = mp_writer_open(out, h, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(h);
 	if (!wr)
