@@ -1,0 +1,220 @@
+#!/usr/bin/env bats
+# Tests of netrun: the PO2 model against values derived by hand (zero-load
+# latency, mean distance, the derouting limit), conservation, determinism,
+# saturation and deadlock detection, the buffer rule, and bad input.
+
+setup() {
+	PATH="$BATS_TEST_DIRNAME/../tools:$PATH"
+	T=$BATS_TEST_TMPDIR
+}
+
+# Packet records of a deliveries stream as CSV.
+pkts() { mpcat -c -r pkt "$1"; }
+
+@test "netrun -h prints usage and exits 0" {
+	run netrun -h
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: netrun [options] [file]" ]]
+}
+
+@test "show-config prints the po2 preset with overrides" {
+	run netrun --show-config --buffers 8 --preset po2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--topo hex:6"* ]]
+	[[ "$output" == *"--buffers 8"* ]]
+	[[ "$output" == *"--route derouting"* ]]
+	[[ "$output" == *"--inject-setup 80"* ]]
+	[[ "$output" == *"--eject-setup 20"* ]]
+	[[ "$output" == *"--bp message"* ]]
+	run netrun --show-config --preset torus --size 4
+	[[ "$output" == *"--topo torus:4x4"* ]]
+	[[ "$output" == *"--links full"* ]]
+	[[ "$output" == *"--pe-port separate"* ]]
+}
+
+@test "zero load: every packet takes 272 + 12 h units on po2" {
+	# inject set-up 80, h+1 routing decisions of 12, eject set-up 20,
+	# packet 160: 80 + 12(h+1) + 20 + 160 = 272 + 12h. At a load of
+	# 0.0005 packets almost never meet.
+	wlgen --preset po2 --uniform --load 0.0005 -n 3000 --seed 3 |
+		netrun --preset po2 > "$T/d.mps"
+	pkts "$T/d.mps" > "$T/p.csv"
+	run awk -F, 'NR > 1 { n++; l = $9 - $8; if (l == 272 + 12 * $10) ok++;
+		sum += l; h += $10 }
+		END { printf "%d %d %.4f %.4f\n", n, ok, sum / n, h / n }' "$T/p.csv"
+	[ "$status" -eq 0 ]
+	read n ok mean hops <<<"$output"
+	[ "$n" -eq 3000 ]
+	# at least 99% exactly on the formula
+	[ "$ok" -ge 2970 ]
+	# mean within 2% of the hand value for the measured hop count
+	awk -v m="$mean" -v h="$hops" 'BEGIN { z = 272 + 12 * h;
+		exit !(m >= z && m <= 1.02 * z) }'
+}
+
+@test "uniform low load: mean packet latency within 2% of 272 + 12*11/3 = 316" {
+	wlgen --preset po2 --uniform --load 0.01 -n 20000 --seed 1 |
+		netrun --preset po2 --route best | lstat --csv > "$T/s.csv"
+	mean=$(awk -F, 'NR == 2 { print $8 }' "$T/s.csv")
+	awk -v m="$mean" 'BEGIN { exit !(m >= 316 && m <= 316 * 1.02) }'
+}
+
+@test "minimal routing: mean hop count is (2n-1)/3 on E6 and E8" {
+	# Distances on E_n: 6d nodes at distance d. On E6 the sd is
+	# sqrt(15 - (11/3)^2) = 1.247, so 20000 packets give a standard
+	# error of 0.0088; allow 4 of them.
+	for n in 6 8; do
+		wlgen --preset po2 --size $n --uniform --load 0.2 -n 20000 --seed 5 |
+			netrun --preset po2 --size $n --route deterministic |
+			lstat --csv > "$T/h$n.csv"
+		h=$(awk -F, 'NR == 2 { print $10 }' "$T/h$n.csv")
+		awk -v h="$h" -v n=$n 'BEGIN { e = (2 * n - 1) / 3;
+			d = h - e; if (d < 0) d = -d; exit !(d < 0.04) }'
+	done
+}
+
+@test "derouting: non-minimal hops only within the first p-1 hops" {
+	# A no-farther hop keeps the distance, so hops = p + deroutes for a
+	# packet that started at distance p, and deroutes <= p - 1.
+	wlgen --preset po2 --uniform --load 0.8 -n 8000 --seed 2 |
+		netrun --preset po2 --route derouting -k > "$T/d.mps"
+	pkts "$T/d.mps" > "$T/p.csv"
+	run awk -F, 'NR > 1 { p = $10 - $11; if ($11 > 0) any++;
+		if ($11 > p - 1 || p < 1) bad++ }
+		END { print any + 0, bad + 0 }' "$T/p.csv"
+	[ "$output" != "" ]
+	read any bad <<<"$output"
+	[ "$any" -gt 100 ]
+	[ "$bad" -eq 0 ]
+}
+
+@test "minimal strategies never deroute" {
+	wlgen --preset po2 --uniform --load 0.8 -n 5000 --seed 2 > "$T/w.mps"
+	for r in deterministic best; do
+		netrun --preset po2 --route $r -k "$T/w.mps" > "$T/$r.mps"
+		run sh -c "mpcat -c -r pkt '$T/$r.mps' | awk -F, 'NR > 1 && \$11 > 0' | wc -l"
+		[ "$output" -eq 0 ]
+	done
+}
+
+@test "conservation: every message read is delivered, counts in -v" {
+	wlgen --preset po2 --long 10 --load 0.5 -n 3000 --seed 4 > "$T/w.mps"
+	run netrun -v --preset po2 "$T/w.mps" -o "$T/d.mps"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"messages read 3000 = delivered 3000 + unfinished 0"* ]]
+	[[ "$output" == *"in flight 0"* ]]
+	run mpcat -n "$T/d.mps"
+	[[ "$output" == *"dlv 3000"* ]]
+	npk=$(mpcat -c "$T/w.mps" | awk -F, 'NR > 1 { s += $6 } END { print s }')
+	[[ "$output" == *"pkt $npk"* ]]
+}
+
+@test "same input and seed give the same bytes; another seed differs" {
+	wlgen --preset po2 --long 10 --load 0.6 -n 2000 --seed 9 > "$T/w.mps"
+	netrun --preset po2 --seed 1 "$T/w.mps" > "$T/a.mps"
+	netrun --preset po2 --seed 1 "$T/w.mps" > "$T/b.mps"
+	cmp "$T/a.mps" "$T/b.mps"
+	netrun --preset po2 --seed 1 --raw "$T/w.mps" > "$T/a.raw"
+	netrun --preset po2 --seed 1 --raw "$T/w.mps" > "$T/b.raw"
+	cmp "$T/a.raw" "$T/b.raw"
+	netrun --preset po2 --seed 2 --raw "$T/w.mps" > "$T/c.raw"
+	! cmp -s "$T/a.raw" "$T/c.raw"
+}
+
+@test "refused attempts count in PE port utilization" {
+	# Message backpressure refuses the next packet of a long message
+	# while the previous one still waits at the source; each refusal
+	# keeps the PE port busy 92 units, so PE utilization exceeds the
+	# carried load.
+	wlgen --preset po2 --long 50 --load 0.6 -n 3000 --seed 1 |
+		netrun --preset po2 -k | lstat --csv > "$T/s.csv"
+	run awk -F, 'NR == 2 { exit !($11 > $4 + 0.01) }' "$T/s.csv"
+	[ "$status" -eq 0 ]
+}
+
+@test "saturation: stops with exit 1, or marks the run with -k" {
+	wlgen --preset po2 --uniform --load 3 -n 30000 --seed 1 > "$T/w.mps"
+	run netrun --preset po2 --max-backlog 20 "$T/w.mps" -o "$T/d.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "netrun: saturated at time "* ]]
+	run lstat --csv "$T/d.mps"
+	[[ "$output" == *",saturated"* ]] || [[ "$output" == *"saturated,"* ]]
+	run netrun -k --preset po2 "$T/w.mps" -o "$T/k.mps"
+	[ "$status" -eq 0 ]
+	run lstat "$T/k.mps"
+	[[ "$output" == *SATURATED* ]]
+}
+
+@test "deadlock is detected and the packets are named" {
+	# One buffer per node, no backpressure and no buffer rule, dimension
+	# order on a 4x4 torus under heavy load: packets end up holding the
+	# only buffer of the next node in a ring.
+	wlgen --preset torus --size 4 --uniform --load 0.9 -n 20000 --seed 1 > "$T/w.mps"
+	run netrun --preset torus --size 4 --buffers 1 --deadlock none \
+		--deadlock-time 2000 "$T/w.mps" -o "$T/d.mps"
+	[ "$status" -eq 1 ]
+	[[ "${lines[0]}" == "netrun: deadlock at time "* ]]
+	[[ "${lines[1]}" == "packet "*" of message "*" at node "* ]]
+}
+
+@test "the hop-count rule keeps the same fabric free of deadlock" {
+	wlgen --preset torus --size 4 --uniform --load 0.9 -n 20000 --seed 1 > "$T/w.mps"
+	run netrun --preset torus --size 4 --buffers 5 --deadlock hop-count \
+		-k -v "$T/w.mps" -o "$T/d.mps"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"delivered 20000 + unfinished 0"* ]]
+	run netrun --preset torus --size 4 --buffers 4 --deadlock hop-count "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"hop-count needs at least 5 buffers"* ]]
+}
+
+@test "bad usage exits 2 and names the option" {
+	run netrun --route sideways
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --route: 'sideways' is not one of deterministic|best|derouting" ]]
+	run netrun --buffers 0
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --buffers: 0 is too small (at least 1)" ]]
+	run netrun --seed -3
+	[ "$status" -eq 2 ]
+	run netrun --preset nosuch
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --preset: unknown preset 'nosuch'"* ]]
+	run netrun --size 5 --preset torus --route derouting
+	[ "$status" -eq 2 ]
+}
+
+@test "bad input exits 1 with a located message" {
+	wlgen --preset po2 --uniform --load 0.1 -n 10 --seed 1 > "$T/w.mps"
+	# a stream for another node count
+	run netrun --preset po2 --size 7 "$T/w.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the stream is for 91 nodes, the fabric has 127"* ]]
+	# a deliveries stream is not netrun's input
+	netrun --preset po2 "$T/w.mps" > "$T/d.mps"
+	run netrun --preset po2 "$T/d.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "netrun: $T/d.mps: a deliveries stream"* ]]
+	# a truncated stream
+	head -c 100 "$T/w.mps" > "$T/cut.mps"
+	run netrun --preset po2 "$T/cut.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "netrun: $T/cut.mps: "* ]]
+	run netrun --preset po2 "$T/missing.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "netrun: $T/missing.mps: No such file or directory" ]]
+}
+
+@test "node id out of range in a hand-made stream" {
+	printf 'class,group,route,src,dst,packets,id,time,bytes,prio\n0,0,0,3,140,1,0,5,0,0\n' > "$T/m.csv"
+	run sh -c "mpcat -C -k messages -s nodes=91 '$T/m.csv' | netrun --preset po2"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"destination 140 out of range (91 nodes)"* ]]
+}
+
+@test "writing to a full disk fails with exit 1" {
+	wlgen --preset po2 --uniform --load 0.1 -n 2000 --seed 1 > "$T/w.mps"
+	run netrun --preset po2 "$T/w.mps" -o /dev/full
+	[ "$status" -eq 1 ]
+	[[ "$output" == "netrun: /dev/full: write failed: No space left on device" ]]
+}
