@@ -141,6 +141,10 @@ struct pair {
 	const char *name, *val;
 };
 
+/* Workload and fabric options in command-line order, applied after the
+ * preset. File-level so an early exit leaves them reachable. */
+static struct pair *wl, *fab;
+
 int main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
@@ -184,12 +188,12 @@ int main(int argc, char *argv[])
 	const char *preset = "po2", *out = NULL;
 	uint64_t nmsgs = 0, duration = 0, nodes = 0;
 	int has_n = 0, has_dur = 0, raw = 0;
-	struct pair *wl = calloc((size_t)argc + 1, sizeof *wl);
-	struct pair *fab = calloc((size_t)argc + 1, sizeof *fab);
 	size_t nwl = 0, nfab = 0;
 	mp_err err;
 	int c, idx;
 
+	wl = calloc((size_t)argc + 1, sizeof *wl);
+	fab = calloc((size_t)argc + 1, sizeof *fab);
 	if (!wl || !fab)
 		die("out of memory");
 	signal(SIGPIPE, SIG_IGN);
@@ -198,6 +202,8 @@ int main(int argc, char *argv[])
 		switch (c) {
 		case 'h':
 			usage(stdout);
+			free(wl);
+			free(fab);
 			return 0;
 		case 'n':
 			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 50, &nmsgs,
