@@ -87,6 +87,16 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh pipelines/bench/bench.sh
 
+# Fuzz the decoders for FUZZ_SECONDS each (tests/fuzz/); not part of check.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# A long run near saturation: memory stays flat, nothing is lost.
+soak: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/soak.sh
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	for p in $(PROGS); do install -m 755 $$p $(DESTDIR)$(BINDIR)/; done
@@ -96,7 +106,7 @@ clean:
 	rm -f lib/*.o lib/*.d $(LIB) lib/.cflags $(PROGS) tools/*.d $(UNITS) tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: all check units demo bench install clean deps FORCE
+.PHONY: all check units demo bench fuzz soak install clean deps FORCE
 .SECONDARY: $(LIB_OBJ)
 
 -include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d)
