@@ -808,11 +808,12 @@ int main(int argc, char *argv[])
 			break;
 		}
 		case ':':
-			if (optopt)
-				bad_usage("option '-%c' needs a value", optopt);
-			bad_usage("option '%s' needs a value", argv[optind - 1]);
+			if (strncmp(argv[optind - 1], "--", 2) == 0)
+				bad_usage("option '%s' needs a value",
+					  argv[optind - 1]);
+			bad_usage("option '-%c' needs a value", optopt);
 		default:
-			if (optopt)
+			if (optopt && strncmp(argv[optind - 1], "--", 2) != 0)
 				bad_usage("unknown option '-%c'", optopt);
 			bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
@@ -877,7 +878,7 @@ int main(int argc, char *argv[])
 		break;
 	}
 	in_close(&in);
-	if (rc != 0 && o.mode != M_FROM_CSV && o.mode != M_COPY)
+	if (rc != 0)
 		discard_output();
 	free(pargv);
 	free(o.sets);
