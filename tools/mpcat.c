@@ -734,14 +734,15 @@ int main(int argc, char *argv[])
 		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o;
+	/* Static, so early exits leave nothing unreachable behind. */
+	static struct opts o;
+	static char **pargv;
 	int c;
 
-	memset(&o, 0, sizeof o);
 	signal(SIGPIPE, SIG_IGN);
 	/* getopt_long permutes argv: keep the command line for provenance. */
 	int pargc = argc - 1;
-	char **pargv = malloc((size_t)argc * sizeof *pargv);
+	pargv = malloc((size_t)argc * sizeof *pargv);
 	o.sets = malloc((size_t)argc * sizeof *o.sets);
 	if (!pargv || !o.sets) {
 		errx_msg("out of memory");
