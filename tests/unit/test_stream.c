@@ -494,7 +494,7 @@ static void test_newer_minor(void)
 	size_t ml = strlen(meta);
 	unsigned char buf[1024];
 	size_t n = 0;
-	mp_rec m[2];
+	mp_rec m[8];
 
 	memcpy(buf, MP_MAGIC, 4);
 	mp_put16(buf + 4, MP_FORMAT_MAJOR);
@@ -560,7 +560,7 @@ static void test_newer_minor(void)
 static void test_validation(void)
 {
 	const char *p = tpath("valid");
-	mp_rec m[2];
+	mp_rec m[8];
 	char msg[768];
 
 	sample(m, 0);
