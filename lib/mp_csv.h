@@ -10,6 +10,12 @@
  * ("#kind=messages", metadata, "#prov=..."), so a stream dumped with its
  * metadata turns back into the same stream.
  *
+ * Reading follows RFC 4180 (double quotes, "" inside them) and also takes
+ * CRLF line ends, blanks around unquoted fields, blank lines, and '#'
+ * comment lines anywhere outside a quoted field: those before the header
+ * row are kept (mp_csv_comment), later ones skipped. Lines are at most
+ * 1 MiB, rows at most 4096 fields.
+ *
  * Ownership: mp_csv_open returns a reader freed by mp_csv_close; strings
  * it returns live until the next mp_csv_next or the close.
  */
