@@ -45,6 +45,8 @@ struct mp_csv_reader {
 	/* Header row and leading comments. */
 	char **cols;
 	size_t ncols;
+	/* For each record tag, the field each column names (or NULL). */
+	const struct mp_field **colmap[MP_REC_NTAGS];
 	char **comments;
 	uint64_t *comment_lines;
 	size_t ncomments, comments_cap;
@@ -246,6 +248,37 @@ static int read_row(mp_csv_reader *r, int collect)
 	}
 }
 
+/* Whether a field of a table is a CSV column (not padding, not the tag). */
+static int is_column_field(const struct mp_field *f)
+{
+	return f->name[0] != '_' && strcmp(f->name, "tag") != 0;
+}
+
+/* The field a column names, or NULL. */
+static const struct mp_field *column_field(const struct mp_field *f, size_t n,
+					   const char *col)
+{
+	for (size_t i = 0; i < n; i++)
+		if (is_column_field(&f[i]) && strcasecmp(f[i].name, col) == 0)
+			return &f[i];
+	return NULL;
+}
+
+/* Map the columns to the fields of every record tag, once. */
+static int map_columns(mp_csv_reader *r)
+{
+	for (int t = 1; t < MP_REC_NTAGS; t++) {
+		size_t n;
+		const struct mp_field *f = mp_rec_fields(t, &n);
+		r->colmap[t] = calloc(r->ncols ? r->ncols : 1, sizeof *r->colmap[t]);
+		if (!r->colmap[t])
+			return -1;
+		for (size_t i = 0; i < r->ncols; i++)
+			r->colmap[t][i] = column_field(f, n, r->cols[i]);
+	}
+	return 0;
+}
+
 mp_csv_reader *mp_csv_open(const char *path, mp_err *err)
 {
 	int is_stdin = !path || strcmp(path, "-") == 0;
@@ -313,6 +346,11 @@ mp_csv_reader *mp_csv_open(const char *path, mp_err *err)
 			mp_csv_close(r);
 			return NULL;
 		}
+	}
+	if (map_columns(r) < 0) {
+		mp_err_set(err, "%s: out of memory", name);
+		mp_csv_close(r);
+		return NULL;
 	}
 	r->header_line = r->row_line;
 	r->nf = 0;
@@ -382,32 +420,13 @@ const char *mp_csv_error(const mp_csv_reader *r)
 	return r->err;
 }
 
-/* Whether a field of a table is a CSV column (not padding, not the tag). */
-static int is_column_field(const struct mp_field *f)
-{
-	return f->name[0] != '_' && strcmp(f->name, "tag") != 0;
-}
-
-/* The field a column names, or NULL. */
-static const struct mp_field *column_field(const struct mp_field *f, size_t n,
-					   const char *col)
-{
-	for (size_t i = 0; i < n; i++)
-		if (is_column_field(&f[i]) && strcasecmp(f[i].name, col) == 0)
-			return &f[i];
-	return NULL;
-}
-
 int mp_csv_check_columns(const mp_csv_reader *r, int tag, mp_err *err)
 {
-	size_t n;
-	const struct mp_field *f = mp_rec_fields(tag, &n);
-
-	if (!f || tag == MP_REC_END)
+	if (tag <= 0 || tag >= MP_REC_END)
 		return mp_err_set(err, "%s: record tag %d cannot be read from "
 				  "CSV", r->name, tag);
 	for (size_t i = 0; i < r->ncols; i++)
-		if (!column_field(f, n, r->cols[i]))
+		if (!r->colmap[tag][i])
 			return mp_err_set(err, "%s: line %" PRIu64 ": unknown "
 					  "column '%s' (%s records have no such "
 					  "field)", r->name, r->header_line,
@@ -417,10 +436,7 @@ int mp_csv_check_columns(const mp_csv_reader *r, int tag, mp_err *err)
 
 int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err)
 {
-	size_t n;
-	const struct mp_field *f = mp_rec_fields(tag, &n);
-
-	if (!f || tag == MP_REC_END)
+	if (tag <= 0 || tag >= MP_REC_END)
 		return mp_err_set(err, "%s: line %" PRIu64 ": record tag %d "
 				  "cannot be read from CSV", r->name,
 				  r->row_line, tag);
@@ -432,7 +448,7 @@ int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err)
 	memset(rec, 0, sizeof *rec);
 	rec->tag = (uint8_t)tag;
 	for (size_t i = 0; i < r->ncols; i++) {
-		const struct mp_field *fd = column_field(f, n, r->cols[i]);
+		const struct mp_field *fd = r->colmap[tag][i];
 		const char *v = r->text + r->off[i];
 		uint64_t max = fd ? (fd->type == MP_F_U64 ? UINT64_MAX :
 				     (UINT64_C(1) << (8 * fd->type)) - 1) : 0;
@@ -449,10 +465,13 @@ int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err)
 			return mp_err_set(err, "%s: line %" PRIu64 ": column '%s' "
 					  "is empty", r->name, r->row_line,
 					  r->cols[i]);
-		snprintf(what, sizeof what, "column '%.100s'", r->cols[i]);
-		if (mp_parse_u64(v, 0, max, &x, what, &e) < 0)
+		if (mp_parse_u64(v, 0, max, &x, "", NULL) < 0) {
+			/* Only now is the column's name worth formatting. */
+			snprintf(what, sizeof what, "column '%.100s'", r->cols[i]);
+			mp_parse_u64(v, 0, max, &x, what, &e);
 			return mp_err_set(err, "%s: line %" PRIu64 ": %s", r->name,
 					  r->row_line, e.msg);
+		}
 		mp_rec_set(rec, fd, x);
 	}
 	return 0;
@@ -469,6 +488,8 @@ void mp_csv_close(mp_csv_reader *r)
 	for (size_t i = 0; i < r->ncols; i++)
 		free(r->cols[i]);
 	free(r->cols);
+	for (int t = 0; t < MP_REC_NTAGS; t++)
+		free(r->colmap[t]);
 	for (size_t i = 0; i < r->ncomments; i++)
 		free(r->comments[i]);
 	free(r->comments);
