@@ -24,6 +24,9 @@
 #
 # LAUNCH selects how points run: local (default; use make -j) or any
 # launcher in pipelines/launch-<name>.sh (see pipelines/README.md).
+#
+# Each stage prints one line ("po2: dlv uniform_best_0.50_1"); V=1 prints
+# the commands instead.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -34,6 +37,9 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 export PATH := $(TOP)/tools:$(PATH)
 OUT ?= out
 LAUNCH ?= local
+V ?= 0
+Q := $(if $(filter 0,$(V)),@)
+sweep_say = $(if $(Q),@echo '$(notdir $(CURDIR)): $(1) $(basename $(@F))')
 
 empty :=
 space := $(empty) $(empty)
@@ -69,16 +75,19 @@ RUN = $(TOP)/pipelines/launch-$(LAUNCH).sh
 
 $(OUT)/msg/%.mps:
 	@mkdir -p $(@D)
-	$(RUN) $@ '$(msg_cmd)'
+	$(call sweep_say,msg)
+	$(Q)$(RUN) $@ '$(msg_cmd)'
 
 $(OUT)/dlv/%.mps:
 	@mkdir -p $(@D)
-	$(RUN) $@ '$(dlv_cmd)'
+	$(call sweep_say,dlv)
+	$(Q)$(RUN) $@ '$(dlv_cmd)'
 
 # One CSV row per lstat group, prefixed with the point's axis values.
 $(OUT)/stat/%.csv:
 	@mkdir -p $(@D)
-	$(RUN) $@ '$(stat_cmd) | awk -v pre="$(subst $(space),$(comma),$(foreach k,$(AXES),$($(k))))" -v hdr="$(subst $(space),$(comma),$(AXES))" '\''{ print (NR == 1 ? hdr : pre) "," $$0 }'\'''
+	$(call sweep_say,stat)
+	$(Q)$(RUN) $@ '$(stat_cmd) | awk -v pre="$(subst $(space),$(comma),$(foreach k,$(AXES),$($(k))))" -v hdr="$(subst $(space),$(comma),$(AXES))" '\''{ print (NR == 1 ? hdr : pre) "," $$0 }'\'''
 
 # All points, in the order of the axes (not of completion), so the
 # result does not depend on -j.
