@@ -434,6 +434,26 @@ int mp_csv_check_columns(const mp_csv_reader *r, int tag, mp_err *err)
 	return 0;
 }
 
+/*
+ * A value as an error message shows it: control characters as '?', at
+ * most cap-4 bytes then "...", so a message stays one line. Returns
+ * whether the value is all decimal digits.
+ */
+static int show_value(const char *v, char *out, size_t cap)
+{
+	size_t n = 0;
+	int digits = 1;
+	for (const char *p = v; *p; p++)
+		if (*p < '0' || *p > '9')
+			digits = 0;
+	for (; *v && n + 4 < cap; v++)
+		out[n++] = (unsigned char)*v < 0x20 || *v == 0x7f ? '?' : *v;
+	if (*v)
+		memcpy(out + n, "...", 3), n += 3;
+	out[n] = '\0';
+	return digits;
+}
+
 int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err)
 {
 	if (tag <= 0 || tag >= MP_REC_END)
@@ -453,8 +473,6 @@ int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err)
 		uint64_t max = fd ? (fd->type == MP_F_U64 ? UINT64_MAX :
 				     (UINT64_C(1) << (8 * fd->type)) - 1) : 0;
 		uint64_t x;
-		char what[128];
-		mp_err e;
 
 		if (!fd)
 			return mp_err_set(err, "%s: line %" PRIu64 ": unknown "
@@ -466,11 +484,17 @@ int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err)
 					  "is empty", r->name, r->row_line,
 					  r->cols[i]);
 		if (mp_parse_u64(v, 0, max, &x, "", NULL) < 0) {
-			/* Only now is the column's name worth formatting. */
-			snprintf(what, sizeof what, "column '%.100s'", r->cols[i]);
-			mp_parse_u64(v, 0, max, &x, what, &e);
-			return mp_err_set(err, "%s: line %" PRIu64 ": %s", r->name,
-					  r->row_line, e.msg);
+			char shown[80];
+			int digits = show_value(v, shown, sizeof shown);
+			if (!digits)
+				return mp_err_set(err, "%s: line %" PRIu64 ": column "
+						  "'%s': '%s' is not an unsigned "
+						  "integer", r->name, r->row_line,
+						  r->cols[i], shown);
+			return mp_err_set(err, "%s: line %" PRIu64 ": column '%s': "
+					  "%s is too large (at most %" PRIu64 ")",
+					  r->name, r->row_line, r->cols[i], shown,
+					  max);
 		}
 		mp_rec_set(rec, fd, x);
 	}
