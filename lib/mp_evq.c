@@ -1,60 +1,41 @@
 /*
- * Timing wheel plus overflow heap. The wheel holds events whose time is
- * less than `base + W` (W slots, one time unit each); slot lists are
- * FIFO linked lists of nodes from a free-listed pool. The heap holds the
- * rest, ordered by (time, sequence), and feeds the wheel as `base`
- * advances, so FIFO order at equal times holds across both.
+ * FIFO rings (one per fixed delay, power-of-two capacity, growing by
+ * doubling) and a binary heap ordered by (time, sequence) for the rest.
  */
 #include "mp_evq.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NIL UINT32_MAX
-
-struct node {
-	struct mp_ev ev;
-	uint32_t next;
+struct ring {
+	struct mp_ev *e;
+	uint64_t delay;
+	uint32_t head, n, mask; /* capacity mask+1 */
 };
 
 struct hent {
-	uint64_t t, seq;
+	uint64_t seq;
 	struct mp_ev ev;
 };
 
 struct mp_evq {
-	uint64_t base;  /* no event earlier than base is pending */
-	uint64_t mask;  /* W - 1 */
-	uint32_t *head, *tail;
-	uint64_t *bits; /* non-empty slots */
-	size_t nwords;
-	uint64_t in_wheel;
-	struct node *pool;
-	uint32_t pool_cap, free_list;
+	/* Time of each ring's head (UINT64_MAX when empty); slot
+	 * MP_EVQ_MAXRINGS is the heap's. Kept so that finding the next
+	 * event is a scan of one small array. */
+	uint64_t ht[MP_EVQ_MAXRINGS + 1];
+	struct ring r[MP_EVQ_MAXRINGS];
+	int nrings;
 	struct hent *heap;
 	size_t hn, hcap;
-	uint64_t seq, pushed;
+	uint64_t seq, pushed, last;
 };
 
-mp_evq *mp_evq_new(uint64_t span)
+mp_evq *mp_evq_new(void)
 {
-	uint64_t w = 64;
-	while (w < span && w < (1u << 24))
-		w <<= 1;
-	mp_evq *q = calloc(1, sizeof *q);
-	if (!q)
-		return NULL;
-	q->mask = w - 1;
-	q->nwords = (size_t)(w / 64);
-	q->head = malloc(w * sizeof *q->head);
-	q->tail = malloc(w * sizeof *q->tail);
-	q->bits = calloc(q->nwords, sizeof *q->bits);
-	q->free_list = NIL;
-	if (!q->head || !q->tail || !q->bits) {
-		mp_evq_free(q);
-		return NULL;
-	}
-	memset(q->head, 0xff, w * sizeof *q->head);
+	mp_evq *q = calloc(1, sizeof(struct mp_evq));
+	if (q)
+		for (int i = 0; i <= MP_EVQ_MAXRINGS; i++)
+			q->ht[i] = UINT64_MAX;
 	return q;
 }
 
@@ -62,52 +43,71 @@ void mp_evq_free(mp_evq *q)
 {
 	if (!q)
 		return;
-	free(q->head);
-	free(q->tail);
-	free(q->bits);
-	free(q->pool);
+	for (int i = 0; i < q->nrings; i++)
+		free(q->r[i].e);
 	free(q->heap);
 	free(q);
 }
 
-static int wheel_add(mp_evq *q, const struct mp_ev *ev)
+int mp_evq_ring(mp_evq *q, uint64_t delay)
 {
-	uint32_t i = q->free_list;
-	if (i == NIL) {
-		uint32_t cap = q->pool_cap ? q->pool_cap * 2 : 1024;
-		struct node *p = realloc(q->pool, (size_t)cap * sizeof *p);
-		if (!p)
-			return -1;
-		q->pool = p;
-		for (uint32_t k = cap; k-- > q->pool_cap;) {
-			p[k].next = q->free_list;
-			q->free_list = k;
-		}
-		q->pool_cap = cap;
-		i = q->free_list;
-	}
-	q->free_list = q->pool[i].next;
-	q->pool[i].ev = *ev;
-	q->pool[i].next = NIL;
-	uint64_t s = ev->t & q->mask;
-	if (q->head[s] == NIL) {
-		q->head[s] = i;
-		q->bits[s >> 6] |= 1ull << (s & 63);
-	} else {
-		q->pool[q->tail[s]].next = i;
-	}
-	q->tail[s] = i;
-	q->in_wheel++;
+	/* Events of equal delays share a ring: fewer heads to compare. */
+	for (int i = 0; i < q->nrings; i++)
+		if (q->r[i].delay == delay)
+			return i;
+	if (q->nrings == MP_EVQ_MAXRINGS)
+		return -1;
+	struct ring *r = &q->r[q->nrings];
+	r->e = malloc(64 * sizeof *r->e);
+	if (!r->e)
+		return -1;
+	r->delay = delay;
+	r->mask = 63;
+	return q->nrings++;
+}
+
+static int ring_grow(struct ring *r)
+{
+	uint32_t cap = r->mask + 1;
+	struct mp_ev *e = malloc(2 * (size_t)cap * sizeof *e);
+	if (!e)
+		return -1;
+	/* Unroll the ring into the new array, oldest first. */
+	for (uint32_t i = 0; i < r->n; i++)
+		e[i] = r->e[(r->head + i) & r->mask];
+	free(r->e);
+	r->e = e;
+	r->head = 0;
+	r->mask = 2 * cap - 1;
 	return 0;
 }
 
-static int hless(const struct hent *a, const struct hent *b)
+int mp_evq_push_ring(mp_evq *q, int ring, uint64_t now, uint16_t type,
+		     uint32_t a, uint32_t b)
 {
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+	struct ring *r = &q->r[ring];
+	if (r->n > r->mask && ring_grow(r) < 0)
+		return -1;
+	struct mp_ev *e = &r->e[(r->head + r->n) & r->mask];
+	e->t = now + r->delay;
+	e->a = a;
+	e->b = b;
+	e->type = type;
+	if (r->n++ == 0)
+		q->ht[ring] = e->t;
+	q->pushed++;
+	return 0;
 }
 
-static int heap_add(mp_evq *q, const struct mp_ev *ev)
+static int hless(const struct hent *x, const struct hent *y)
 {
+	return x->ev.t < y->ev.t || (x->ev.t == y->ev.t && x->seq < y->seq);
+}
+
+int mp_evq_push(mp_evq *q, const struct mp_ev *ev)
+{
+	if (ev->t < q->last)
+		return -1;
 	if (q->hn == q->hcap) {
 		size_t cap = q->hcap ? q->hcap * 2 : 64;
 		struct hent *h = realloc(q->heap, cap * sizeof *h);
@@ -116,7 +116,7 @@ static int heap_add(mp_evq *q, const struct mp_ev *ev)
 		q->heap = h;
 		q->hcap = cap;
 	}
-	struct hent e = { ev->t, q->seq++, *ev };
+	struct hent e = { q->seq++, *ev };
 	size_t i = q->hn++;
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
@@ -126,6 +126,8 @@ static int heap_add(mp_evq *q, const struct mp_ev *ev)
 		i = p;
 	}
 	q->heap[i] = e;
+	q->ht[MP_EVQ_MAXRINGS] = q->heap[0].ev.t;
+	q->pushed++;
 	return 0;
 }
 
@@ -146,101 +148,61 @@ static void heap_pop(mp_evq *q)
 	}
 	if (q->hn)
 		q->heap[i] = last;
+	q->ht[MP_EVQ_MAXRINGS] = q->hn ? q->heap[0].ev.t : UINT64_MAX;
 }
 
-/* Move heap events that now fall inside the wheel's span. */
-static int migrate(mp_evq *q)
+/* Where the next event is: ring index, MP_EVQ_MAXRINGS for the heap,
+ * -1 when empty. Ties go to the lower index. */
+static inline int next_src(const mp_evq *q, uint64_t *t)
 {
-	while (q->hn && q->heap[0].t <= q->base + q->mask) {
-		if (wheel_add(q, &q->heap[0].ev) < 0)
-			return -1;
+	int best = MP_EVQ_MAXRINGS;
+	uint64_t bt = q->ht[MP_EVQ_MAXRINGS];
+	for (int i = q->nrings; i-- > 0;)
+		if (q->ht[i] <= bt) {
+			bt = q->ht[i];
+			best = i;
+		}
+	*t = bt;
+	return bt == UINT64_MAX ? -1 : best;
+}
+
+uint64_t mp_evq_peek(const mp_evq *q)
+{
+	uint64_t t;
+	next_src(q, &t);
+	return t;
+}
+
+int mp_evq_pop_before(mp_evq *q, uint64_t until, struct mp_ev *ev)
+{
+	uint64_t t;
+	int s = next_src(q, &t);
+	if (s < 0 || t >= until)
+		return 0;
+	if (s == MP_EVQ_MAXRINGS) {
+		*ev = q->heap[0].ev;
 		heap_pop(q);
+	} else {
+		struct ring *r = &q->r[s];
+		*ev = r->e[r->head];
+		r->head = (r->head + 1) & r->mask;
+		q->ht[s] = --r->n ? r->e[r->head].t : UINT64_MAX;
 	}
-	return 0;
-}
-
-int mp_evq_push(mp_evq *q, const struct mp_ev *ev)
-{
-	q->pushed++;
-	if (ev->t < q->base)
-		return -1;
-	/* Heap events within the span were moved to the wheel when base
-	 * advanced, so an event going to the wheel never jumps ahead of an
-	 * earlier-scheduled event at the same time. */
-	if (ev->t - q->base <= q->mask)
-		return wheel_add(q, ev);
-	return heap_add(q, ev);
-}
-
-/* Distance from base to the next non-empty wheel slot (wheel not empty). */
-static uint64_t next_step(const mp_evq *q)
-{
-	uint64_t s = q->base & q->mask;
-	size_t w = (size_t)(s >> 6);
-	uint64_t word = q->bits[w] & (~0ull << (s & 63));
-	if (word)
-		return ((uint64_t)w << 6 | (uint64_t)__builtin_ctzll(word)) - s;
-	uint64_t step = 64 - (s & 63);
-	for (size_t k = 1; k <= q->nwords; k++) {
-		uint64_t b = q->bits[(w + k) % q->nwords];
-		if (b)
-			return step + (uint64_t)(k - 1) * 64 +
-			       (uint64_t)__builtin_ctzll(b);
-	}
-	return 0; /* not reached: the wheel is not empty */
-}
-
-/*
- * Advance base to the next pending event; 0 if there is none. Every heap
- * event is later than every wheel event (the heap only holds times past
- * base + mask, and migrate() runs whenever base moves), so the next event
- * is in the wheel whenever the wheel is not empty.
- */
-static int advance(mp_evq *q)
-{
-	if (q->in_wheel == 0) {
-		if (q->hn == 0)
-			return 0;
-		q->base = q->heap[0].t;
-		migrate(q);
-		return 1;
-	}
-	uint64_t step = next_step(q);
-	if (step) {
-		q->base += step;
-		migrate(q);
-	}
+	q->last = t;
 	return 1;
-}
-
-uint64_t mp_evq_peek(mp_evq *q)
-{
-	/* No side effects: events may still be pushed at times before the
-	 * one returned (but not before the last event popped). */
-	if (q->in_wheel)
-		return q->base + next_step(q);
-	return q->hn ? q->heap[0].t : UINT64_MAX;
 }
 
 int mp_evq_pop(mp_evq *q, struct mp_ev *ev)
 {
-	if (!advance(q))
-		return 0;
-	uint64_t s = q->base & q->mask;
-	uint32_t i = q->head[s];
-	*ev = q->pool[i].ev;
-	q->head[s] = q->pool[i].next;
-	if (q->head[s] == NIL)
-		q->bits[s >> 6] &= ~(1ull << (s & 63));
-	q->pool[i].next = q->free_list;
-	q->free_list = i;
-	q->in_wheel--;
-	return 1;
+	return mp_evq_pop_before(q, UINT64_MAX, ev);
 }
 
 uint64_t mp_evq_size(const mp_evq *q)
 {
-	return q->in_wheel + q->hn;
+	uint64_t n = q->hn;
+	for (int i = 0; i < q->nrings; i++)
+		n += q->r[i].n;
+	return n;
 }
 
 uint64_t mp_evq_pushed(const mp_evq *q)

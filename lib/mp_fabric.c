@@ -33,6 +33,9 @@ enum {
 };
 
 enum { P_ROUTING, P_WAITING, P_ATTEMPT, P_MOVING };
+
+/* Why a node refuses a packet (WHY_OK: it accepts). */
+enum { WHY_OK, WHY_FULL, WHY_BPMSG, WHY_BPDEST };
 enum { USE_INJ = 0, USE_EJ = 1 };
 
 struct pkt {
@@ -68,6 +71,10 @@ struct port {
 
 struct chan {
 	struct port p;
+	uint8_t looping;      /* refused attempts repeating, no event (below):
+			       * why the packet is refused (WHY_*) */
+	uint32_t lp_pkt;      /* the packet retrying */
+	uint64_t lp_t0;       /* start of its first attempt */
 	uint8_t cur;          /* end that is sending */
 	uint8_t end_dir[2];
 	uint32_t end_node[2]; /* full duplex: end 0 only */
@@ -80,6 +87,11 @@ struct node {
 	uint64_t att_start;
 	uint64_t blocked_since;
 	uint8_t timer_pending, force, blocked;
+	/* Retry loops this node takes part in: channels it sends on (by
+	 * direction), channels it receives on (by its port's direction),
+	 * and its PE port's injection attempts. */
+	uint8_t out_loops, in_loops, pe_loop; /* pe_loop: why (WHY_*) */
+	uint64_t pe_lp_t0;
 	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
 	mp_rng rng;
 };
@@ -95,8 +107,14 @@ struct mp_fabric {
 	uint32_t n;
 	unsigned deg;
 	const uint8_t *dist, *best, *nf, *det;
+	uint32_t *rt;      /* by offset: dist | best << 8 | nf << 16 | det << 24 */
+	uint32_t *row, *col; /* of each node (rows 1 for hex) */
+	uint32_t rows, cols;
 	uint32_t *nb;      /* n * deg neighbours */
 	uint32_t *chan_of; /* n * deg channel of each port */
+	uint8_t opp[MP_TOPO_MAXDEG]; /* opposite directions */
+	uint64_t cost_ref, cost_iref; /* refused attempt on a link, at a PE */
+	int loops;         /* compress retry loops (off: every attempt an event) */
 	struct chan *chans;
 	uint32_t nchans;
 	struct node *nodes;
@@ -105,6 +123,7 @@ struct mp_fabric {
 	struct msg *msgs;
 	uint32_t nmsgs, msg_free;
 	mp_evq *q;
+	int ring[8];
 	mp_ni *ni;
 	mp_emit_fn emit;
 	void *ctx;
@@ -115,6 +134,7 @@ struct mp_fabric {
 	int trend_sat;
 	int input_done;
 	int failed;
+	int gated;        /* balanced injection is on */
 	struct mp_fabric_counts c;
 	uint64_t arrived_pkts;
 	struct sample *samples;
@@ -133,6 +153,20 @@ static int fail(mp_fabric *f, const char *fmt, ...)
 	return -1;
 }
 
+/* Offset of dst as seen from x (see mp_topo_offset), without division. */
+static inline uint32_t offset(const mp_fabric *f, uint32_t x, uint32_t dst)
+{
+	if (f->rows == 1)
+		return dst >= x ? dst - x : dst + f->n - x;
+	int64_t r = (int64_t)f->row[dst] - f->row[x];
+	int64_t c = (int64_t)f->col[dst] - f->col[x];
+	if (r < 0)
+		r += f->rows;
+	if (c < 0)
+		c += f->cols;
+	return (uint32_t)r * f->cols + (uint32_t)c;
+}
+
 void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
 {
 	uint64_t pe = (uint64_t)mp_cfg_pe_time(cfg);
@@ -148,8 +182,20 @@ void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
 /* ------------------------------------------------------------------ */
 /* Pools and lists                                                     */
 
-static void push(mp_fabric *f, uint64_t t, uint16_t type, uint32_t a,
-		 uint32_t b)
+/* Rings of the event queue, one per fixed delay. */
+enum { R_HDR, R_REF, R_PKT, R_SETUP, R_EJ, R_IREF, NRINGS };
+
+/* Schedule an event a fixed delay (ring) from now. */
+static void push(mp_fabric *f, int ring, uint16_t type, uint32_t a, uint32_t b)
+{
+	f->pending++;
+	if (mp_evq_push_ring(f->q, f->ring[ring], f->now, type, a, b) < 0)
+		fail(f, "out of memory (event queue)");
+}
+
+/* Schedule an event at time t (timers and other irregular events). */
+static void push_at(mp_fabric *f, uint64_t t, uint16_t type, uint32_t a,
+		    uint32_t b)
 {
 	struct mp_ev ev = { t, a, b, type };
 	if (type < EV_TIMER_UTIL)
@@ -209,7 +255,7 @@ static uint32_t msg_alloc(mp_fabric *f)
 }
 
 /* Append packet i to node x's list of held (waiting) packets. */
-static void hold(mp_fabric *f, uint32_t x, uint32_t i)
+static void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
@@ -222,7 +268,7 @@ static void hold(mp_fabric *f, uint32_t x, uint32_t i)
 	n->held_tail = i;
 }
 
-static void unhold(mp_fabric *f, uint32_t x, uint32_t i)
+static void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
@@ -234,6 +280,23 @@ static void unhold(mp_fabric *f, uint32_t x, uint32_t i)
 		n->held_tail = p->prev;
 	else
 		f->pkts[p->next].prev = p->prev;
+}
+
+static void touch_left(mp_fabric *f, uint32_t x, uint32_t i);
+static void touch_wait(mp_fabric *f, uint32_t x, unsigned mask);
+
+/* Packet i starts waiting at x: it competes for its candidate ports. */
+static void hold(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	hold_raw(f, x, i);
+	touch_wait(f, x, f->pkts[i].best | f->pkts[i].nf);
+}
+
+/* Packet i stops waiting at x: backpressure at x may relent. */
+static void unhold(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	unhold_raw(f, x, i);
+	touch_left(f, x, i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -281,11 +344,162 @@ static uint64_t refusal_cost(unsigned setup, unsigned header)
 }
 
 /* ------------------------------------------------------------------ */
+/* Retry loops                                                         */
+
+/*
+ * A refused packet is offered again as soon as its channel is free, and
+ * nothing else competes for the channel, so while nothing changes it is
+ * refused every cost_ref units: under heavy load most events would be
+ * such attempts. Instead, a refusal starts a retry loop that schedules
+ * no event: the channel stays busy, and the loop is resolved when
+ * something that could change the outcome happens at either end (a
+ * packet held or released, a buffer freed, a message arriving at the
+ * source) -- touch() below. Resolving counts the attempts that happened
+ * in between and schedules the end of the one in progress, so the run
+ * is what it would be with an event per attempt, but for the order of
+ * events that fall at the same instant. --eager-retries turns it off.
+ */
+
+static void resolve_chan(mp_fabric *f, uint32_t c)
+{
+	struct chan *ch = &f->chans[c];
+	uint64_t cost = f->cost_ref;
+	uint64_t k = (f->now - ch->lp_t0) / cost;
+	uint64_t s = ch->lp_t0 + k * cost;
+	uint32_t x = ch->end_node[ch->cur];
+	unsigned d = ch->end_dir[ch->cur];
+	uint32_t y = f->nb[x * f->deg + d];
+
+	if (k > 0 && s == f->now) {
+		/* An attempt ends right now: the next one sees the change. */
+		k--;
+		s -= cost;
+	}
+	/* Attempts 1..k came after the first, counted when it started;
+	 * attempts 0..k-1 are over. */
+	f->pkts[ch->lp_pkt].refusals += (uint32_t)k;
+	f->c.refusals += k;
+	ch->p.accum += k * cost;
+	ch->p.refused += k * cost;
+	ch->p.refusals += k;
+	ch->p.busy_start = s;
+	ch->looping = 0;
+	f->nodes[x].out_loops &= (uint8_t)~(1u << d);
+	f->nodes[y].in_loops &= (uint8_t)~(1u << f->opp[d]);
+	push_at(f, s + cost, EV_ATTEMPT_END, ch->lp_pkt, c);
+}
+
+static void resolve_pe(mp_fabric *f, uint32_t x)
+{
+	struct node *n = &f->nodes[x];
+	uint64_t cost = f->cost_iref, setup = f->cfg.inject_setup;
+	uint64_t k = (f->now - n->pe_lp_t0) / cost;
+	uint64_t s = n->pe_lp_t0 + k * cost;
+	struct port *pt = &n->pe[0];
+
+	n->pe_loop = 0;
+	if (k > 0 && s == f->now) {
+		/* Attempt k-1 ends now; the next one sees the change. */
+		k--;
+		s -= cost;
+	} else if (k > 0 && s + setup >= f->now) {
+		/* Attempt k is in its set-up: its decision is still to come. */
+		f->c.refusals += k - 1;
+		pt->accum += k * cost;
+		pt->refused += k * cost;
+		pt->refusals += k;
+		pt->busy_start = s;
+		pt->refusing = 0;
+		n->att_start = s;
+		push_at(f, s + setup, EV_INJ_DECIDE, x, 0);
+		return;
+	}
+	/* Attempt k was refused (decided); it ends at s + cost. */
+	f->c.refusals += k;
+	pt->accum += k * cost;
+	pt->refused += k * cost;
+	pt->refusals += k;
+	pt->busy_start = s;
+	pt->refusing = 1;
+	n->att_start = s;
+	push_at(f, s + cost, EV_INJ_REFUSED, x, 0);
+}
+
+/* Whether a loop refused for `why` by its packet (msg, dst) ends when
+ * packet q stops waiting at the refusing node. */
+static int relents(const mp_fabric *f, int why, uint32_t msg, uint32_t dst,
+		   const struct pkt *q)
+{
+	return (why == WHY_BPMSG && q->msg == msg) ||
+	       (why == WHY_BPDEST && q->dst == dst);
+}
+
+/* Node x freed a buffer: loops refused by x for lack of room end. */
+static void touch_buf(mp_fabric *f, uint32_t x)
+{
+	struct node *n = &f->nodes[x];
+	unsigned in = n->in_loops;
+	while (in) {
+		unsigned d = (unsigned)__builtin_ctz(in);
+		in &= in - 1;
+		uint32_t y = f->nb[x * f->deg + d];
+		uint32_t c = f->chan_of[y * f->deg + f->opp[d]];
+		if (f->chans[c].looping == WHY_FULL)
+			resolve_chan(f, c);
+	}
+	if (n->pe_loop == WHY_FULL)
+		resolve_pe(f, x);
+}
+
+/* Packet i stopped waiting at x: loops it blocked by backpressure end. */
+static void touch_left(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	struct node *n = &f->nodes[x];
+	const struct pkt *q = &f->pkts[i];
+	unsigned in = n->in_loops;
+	while (in) {
+		unsigned d = (unsigned)__builtin_ctz(in);
+		in &= in - 1;
+		uint32_t y = f->nb[x * f->deg + d];
+		uint32_t c = f->chan_of[y * f->deg + f->opp[d]];
+		const struct pkt *lp = &f->pkts[f->chans[c].lp_pkt];
+		if (relents(f, f->chans[c].looping, lp->msg, lp->dst, q))
+			resolve_chan(f, c);
+	}
+	if (n->pe_loop && relents(f, n->pe_loop, n->att_msg,
+				  f->msgs[n->att_msg].dst, q))
+		resolve_pe(f, x);
+}
+
+/*
+ * A packet starts waiting at x for the directions in mask (EJECT_BIT
+ * for the PE port): it competes with the loops on those ports.
+ */
+static void touch_wait(mp_fabric *f, uint32_t x, unsigned mask)
+{
+	struct node *n = &f->nodes[x];
+	unsigned out = n->out_loops & mask;
+	unsigned in = f->cfg.full_duplex ? 0 : n->in_loops & mask;
+	while (out) {
+		unsigned d = (unsigned)__builtin_ctz(out);
+		out &= out - 1;
+		resolve_chan(f, f->chan_of[x * f->deg + d]);
+	}
+	while (in) {
+		unsigned d = (unsigned)__builtin_ctz(in);
+		in &= in - 1;
+		resolve_chan(f, f->chan_of[x * f->deg + d]);
+	}
+	if (n->pe_loop && (mask & EJECT_BIT) && !f->cfg.pe_separate)
+		resolve_pe(f, x);
+}
+
+/* ------------------------------------------------------------------ */
 /* Admission                                                           */
 
 /*
  * Whether node y accepts a packet of message slot m for dst that will
- * have at most q hops to go after arriving.
+ * have at most q hops to go after arriving: WHY_OK, or why not.
  */
 static int admit(const mp_fabric *f, uint32_t y, uint32_t m, uint32_t dst,
 		 unsigned q)
@@ -293,34 +507,36 @@ static int admit(const mp_fabric *f, uint32_t y, uint32_t m, uint32_t dst,
 	const struct node *n = &f->nodes[y];
 	unsigned B = f->cfg.buffers;
 	if (n->used >= B)
-		return 0;
+		return WHY_FULL;
 	/* Hop-count rule (a forward-count controller): a packet with q hops
 	 * to go needs more than q free buffers, so packets nearer their
 	 * destination always find room and no cycle of waits can form. */
 	if (f->cfg.deadlock == MP_DL_HOPCOUNT && B - n->used <= q)
-		return 0;
+		return WHY_FULL;
 	if (f->cfg.bp == MP_BP_MESSAGE) {
 		for (uint32_t i = n->held_head; i != NIL; i = f->pkts[i].next)
 			if (f->pkts[i].msg == m)
-				return 0;
+				return WHY_BPMSG;
 	} else if (f->cfg.bp == MP_BP_DEST) {
 		for (uint32_t i = n->held_head; i != NIL; i = f->pkts[i].next)
 			if (f->pkts[i].dst == dst)
-				return 0;
+				return WHY_BPDEST;
 	}
-	return 1;
+	return WHY_OK;
 }
 
 /* Hops a packet may still take from node y: distance plus deroutes. */
 static unsigned to_go(const mp_fabric *f, uint32_t y, uint32_t dst, unsigned a)
 {
-	return f->dist[mp_topo_offset(f->topo, y, dst)] + a;
+	return (f->rt[offset(f, y, dst)] & 0xff) + a;
 }
 
 /* ------------------------------------------------------------------ */
 /* Moving packets                                                      */
 
 static void arb_pe(mp_fabric *f, uint32_t x);
+static void inj_decide(mp_fabric *f, uint32_t x);
+static uint32_t first_for(const mp_fabric *f, uint32_t x, unsigned bit);
 
 /* Offer packet i, held or routed at x, to the channel of direction d. */
 static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
@@ -333,7 +549,8 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
 	int in_list = p->state == P_WAITING || p->state == P_ATTEMPT;
 
 	ch->cur = (ch->end_node[0] == x && ch->end_dir[0] == d) ? 0 : 1;
-	if (admit(f, y, p->msg, p->dst, to_go(f, y, p->dst, a_after))) {
+	int why = admit(f, y, p->msg, p->dst, to_go(f, y, p->dst, a_after));
+	if (why == WHY_OK) {
 		port_start(&ch->p, f->now, 0);
 		if (in_list)
 			unhold(f, x, i);
@@ -346,19 +563,32 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
 		f->nodes[y].used++;
 		if (p->dst == y)
 			f->nodes[y].dest++;
+		if (f->gated && f->nodes[y].pe_loop)
+			resolve_pe(f, y); /* the gate may have closed */
 		f->c.hops++;
 		f->last_progress = f->now;
-		push(f, f->now + f->cfg.header_time, EV_ROUTE, i, 0);
-		push(f, f->now + f->cfg.packet_time, EV_XFER_END, i, c);
+		push(f, R_HDR, EV_ROUTE, i, 0);
+		push(f, R_PKT, EV_XFER_END, i, c);
 	} else {
 		port_start(&ch->p, f->now, 1);
 		if (!in_list)
-			hold(f, x, i);
+			hold_raw(f, x, i); /* attempting: not a contender */
 		p->state = P_ATTEMPT;
 		p->refusals++;
 		f->c.refusals++;
-		push(f, f->now + refusal_cost(0, f->cfg.header_time),
-		     EV_ATTEMPT_END, i, c);
+		if (f->loops && first_for(f, x, 1u << d) == NIL &&
+		    (f->cfg.full_duplex ||
+		     first_for(f, y, 1u << f->opp[d]) == NIL)) {
+			/* Nothing else waits for this channel: retry without
+			 * events until something changes. */
+			ch->looping = (uint8_t)why;
+			ch->lp_pkt = i;
+			ch->lp_t0 = f->now;
+			f->nodes[x].out_loops |= (uint8_t)(1u << d);
+			f->nodes[y].in_loops |= (uint8_t)(1u << f->opp[d]);
+		} else {
+			push(f, R_REF, EV_ATTEMPT_END, i, c);
+		}
 	}
 }
 
@@ -428,7 +658,8 @@ static void route(mp_fabric *f, uint32_t i)
 {
 	struct pkt *p = &f->pkts[i];
 	uint32_t x = p->node;
-	uint32_t off = mp_topo_offset(f->topo, x, p->dst);
+	uint32_t off = offset(f, x, p->dst);
+	uint32_t rt = f->rt[off];
 
 	if (off == 0) {
 		p->best = EJECT_BIT;
@@ -440,16 +671,16 @@ static void route(mp_fabric *f, uint32_t i)
 	}
 	switch (p->rt) {
 	case MP_RT_DET:
-		p->best = (uint8_t)(1u << f->det[off]);
+		p->best = (uint8_t)(1u << (rt >> 24));
 		p->nf = 0;
 		break;
 	case MP_RT_BEST:
-		p->best = f->best[off];
+		p->best = (uint8_t)(rt >> 8);
 		p->nf = 0;
 		break;
 	default:
-		p->best = f->best[off];
-		p->nf = p->a ? f->nf[off] : 0;
+		p->best = (uint8_t)(rt >> 8);
+		p->nf = p->a ? (uint8_t)(rt >> 16) : 0;
 		break;
 	}
 	/* Still P_ROUTING here: start_xfer must not unlink it from a list. */
@@ -490,8 +721,8 @@ static int can_inject(mp_fabric *f, uint32_t x)
 	}
 	if (f->cfg.inject_timeout && !n->timer_pending) {
 		n->timer_pending = 1;
-		push(f, n->blocked_since + f->cfg.inject_timeout, EV_INJ_TIMEOUT,
-		     x, 0);
+		push_at(f, n->blocked_since + f->cfg.inject_timeout,
+			EV_INJ_TIMEOUT, x, 0);
 	}
 	return 0;
 }
@@ -504,7 +735,10 @@ static void start_inject(mp_fabric *f, uint32_t x)
 	n->att_start = f->now;
 	port_start(&n->pe[0], f->now, 0);
 	n->pe[0].last = USE_INJ;
-	push(f, f->now + f->cfg.inject_setup, EV_INJ_DECIDE, x, 0);
+	if (f->cfg.inject_setup)
+		push(f, R_SETUP, EV_INJ_DECIDE, x, 0);
+	else
+		inj_decide(f, x);
 }
 
 static void start_eject(mp_fabric *f, uint32_t x, uint32_t i, int which)
@@ -516,7 +750,7 @@ static void start_eject(mp_fabric *f, uint32_t x, uint32_t i, int which)
 	p->pe = (uint8_t)which;
 	port_start(&n->pe[which], f->now, 0);
 	n->pe[which].last = USE_EJ;
-	push(f, f->now + f->cfg.eject_setup + f->cfg.packet_time, EV_EJ_END, i, 0);
+	push(f, R_EJ, EV_EJ_END, i, 0);
 }
 
 /* The PE port of x may be free: start an ejection or an injection. */
@@ -567,15 +801,22 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	struct node *n = &f->nodes[x];
 	uint32_t mi = n->att_msg;
 	struct msg *m = &f->msgs[mi];
-	unsigned d = f->dist[mp_topo_offset(f->topo, x, m->dst)];
+	unsigned d = f->rt[offset(f, x, m->dst)] & 0xff;
 	unsigned a0 = m->rt == MP_RT_DEROUTE && d > 0 ? d - 1 : 0;
 
-	if (!admit(f, x, mi, m->dst, d + a0)) {
+	int why = admit(f, x, mi, m->dst, d + a0);
+	if (why != WHY_OK) {
 		n->pe[0].refusing = 1;
 		f->c.refusals++;
-		push(f, n->att_start + refusal_cost(f->cfg.inject_setup,
-						    f->cfg.header_time),
-		     EV_INJ_REFUSED, x, 0);
+		/* Retry without events while the PE port would go on
+		 * retrying: the gate is open and no ejection is waiting. */
+		if (f->loops && gate_open(f, n) &&
+		    (f->cfg.pe_separate || first_for(f, x, EJECT_BIT) == NIL)) {
+			n->pe_loop = (uint8_t)why;
+			n->pe_lp_t0 = n->att_start;
+		} else {
+			push(f, R_IREF, EV_INJ_REFUSED, x, 0);
+		}
 		return;
 	}
 	uint32_t i = pkt_alloc(f);
@@ -601,8 +842,8 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	f->c.pkts_injected++;
 	f->c.pkts_queued--;
 	f->last_progress = f->now;
-	push(f, f->now + f->cfg.header_time, EV_ROUTE, i, 0);
-	push(f, f->now + f->cfg.packet_time, EV_INJ_END, x, 0);
+	push(f, R_HDR, EV_ROUTE, i, 0);
+	push(f, R_PKT, EV_INJ_END, x, 0);
 }
 
 static int emit(mp_fabric *f, const mp_rec *r)
@@ -623,6 +864,7 @@ static void ej_end(mp_fabric *f, uint32_t i)
 	port_end(&n->pe[p->pe], f->now);
 	n->used--;
 	n->dest--;
+	touch_buf(f, x);
 	f->c.pkts_delivered++;
 	f->last_progress = f->now;
 	m->delivered++;
@@ -768,12 +1010,19 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	f->emit = emitfn;
 	f->ctx = ctx;
 	f->pkt_free = f->msg_free = NIL;
+	f->gated = cfg->buffer_limit || cfg->buffer_limit_dest ||
+		   cfg->buffer_limit_trans;
+	f->loops = !opts->eager_retries;
+	f->cost_ref = refusal_cost(0, cfg->header_time);
+	f->cost_iref = refusal_cost(cfg->inject_setup, cfg->header_time);
 	mp_cfg_topo(cfg, spec, sizeof spec);
 	f->topo = mp_topo_new(spec, err);
 	if (!f->topo)
 		goto fail;
 	f->n = mp_topo_nodes(f->topo);
 	f->deg = mp_topo_degree(f->topo);
+	for (unsigned d = 0; d < f->deg; d++)
+		f->opp[d] = (uint8_t)mp_topo_opposite(f->topo, d);
 	f->dist = mp_topo_dist_table(f->topo);
 	f->best = mp_topo_best_table(f->topo);
 	f->nf = mp_topo_nofarther_table(f->topo);
@@ -788,6 +1037,23 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 			goto fail;
 		}
 	}
+	f->rows = mp_topo_rows(f->topo);
+	f->cols = mp_topo_cols(f->topo);
+	f->rt = malloc((size_t)f->n * sizeof *f->rt);
+	f->row = malloc((size_t)f->n * sizeof *f->row);
+	f->col = malloc((size_t)f->n * sizeof *f->col);
+	if (!f->rt || !f->row || !f->col) {
+		mp_err_set(err, "out of memory");
+		goto fail;
+	}
+	for (uint32_t x = 0; x < f->n; x++) {
+		unsigned r, c;
+		mp_topo_coords(f->topo, x, &r, &c);
+		f->row[x] = r;
+		f->col[x] = c;
+		f->rt[x] = (uint32_t)f->dist[x] | (uint32_t)f->best[x] << 8 |
+			   (uint32_t)f->nf[x] << 16 | (uint32_t)f->det[x] << 24;
+	}
 	size_t nd = (size_t)f->n * f->deg;
 	f->nb = malloc(nd * sizeof *f->nb);
 	f->chan_of = malloc(nd * sizeof *f->chan_of);
@@ -795,8 +1061,21 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	f->nodes = calloc(f->n, sizeof *f->nodes);
 	f->samples = malloc(1024 * sizeof *f->samples);
 	f->sample_stride = 1;
-	f->q = mp_evq_new(2 * (uint64_t)(cfg->packet_time + cfg->header_time +
-					 cfg->inject_setup + cfg->eject_setup) + 2);
+	f->q = mp_evq_new();
+	if (f->q) {
+		uint64_t hdr = cfg->header_time, setup = cfg->inject_setup;
+		uint64_t delays[NRINGS] = {
+			[R_HDR] = hdr,
+			[R_REF] = refusal_cost(0, cfg->header_time),
+			[R_PKT] = cfg->packet_time,
+			[R_SETUP] = setup,
+			[R_EJ] = (uint64_t)cfg->eject_setup + cfg->packet_time,
+			[R_IREF] = refusal_cost(cfg->inject_setup,
+						cfg->header_time) - setup,
+		};
+		for (int k = 0; k < NRINGS; k++)
+			f->ring[k] = mp_evq_ring(f->q, delays[k]);
+	}
 	f->ni = mp_ni_new(f->n, pol);
 	if (!f->nb || !f->chan_of || !f->chans || !f->nodes || !f->q || !f->ni ||
 	    !f->samples) {
@@ -834,9 +1113,9 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 		mp_rng_seed(&n->rng, f->o.seed, x);
 	}
 	if (f->o.util_interval)
-		push(f, f->o.util_interval, EV_TIMER_UTIL, 0, 0);
+		push_at(f, f->o.util_interval, EV_TIMER_UTIL, 0, 0);
 	if (f->o.check_interval)
-		push(f, f->o.check_interval, EV_TIMER_CHECK, 0, 0);
+		push_at(f, f->o.check_interval, EV_TIMER_CHECK, 0, 0);
 	if (f->failed) {
 		mp_err_set(err, "%s", f->err);
 		goto fail;
@@ -852,6 +1131,9 @@ void mp_fabric_free(mp_fabric *f)
 	if (!f)
 		return;
 	mp_topo_free(f->topo);
+	free(f->rt);
+	free(f->row);
+	free(f->col);
 	free(f->nb);
 	free(f->chan_of);
 	free(f->chans);
@@ -876,7 +1158,8 @@ uint64_t mp_fabric_now(const mp_fabric *f)
 
 int mp_fabric_busy(const mp_fabric *f)
 {
-	return f->pending > 0 || f->c.pkts_queued > 0;
+	return f->pending > 0 || f->c.pkts_queued > 0 ||
+	       f->c.pkts_injected > f->c.pkts_delivered;
 }
 
 int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
@@ -911,6 +1194,8 @@ int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
 	if (mp_ni_add(f->ni, in->src, mi, in->packets,
 		      in->tag == MP_REC_INJ ? in->prio : 0) < 0)
 		return fail(f, "out of memory (job lists)");
+	if (f->nodes[in->src].pe_loop)
+		resolve_pe(f, in->src); /* the job list's head may change */
 	arb_pe(f, in->src);
 	return f->failed ? -1 : 0;
 }
@@ -949,10 +1234,8 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 	for (;;) {
 		if (until == UINT64_MAX && !mp_fabric_busy(f))
 			return MP_FAB_OK;
-		uint64_t t = mp_evq_peek(f->q);
-		if (t >= until || t == UINT64_MAX)
+		if (!mp_evq_pop_before(f->q, until, &ev))
 			return MP_FAB_OK;
-		mp_evq_pop(f->q, &ev);
 		f->now = ev.t;
 		f->c.events++;
 		if (ev.type < EV_TIMER_UTIL)
@@ -967,8 +1250,10 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			port_end(&ch->p, f->now);
 			ch->p.last = ch->cur;
 			f->nodes[x].used--;
+			touch_buf(f, x);
 			arb_chan(f, ev.b);
-			if (!f->nodes[x].pe[0].busy)
+			/* A freed buffer may open balanced injection. */
+			if (f->gated && !f->nodes[x].pe[0].busy)
 				arb_pe(f, x);
 			break;
 		}
@@ -978,13 +1263,14 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			struct pkt *p = &f->pkts[ev.a];
 			port_end(&ch->p, f->now);
 			ch->p.last = ch->cur;
-			/* The refused packet goes behind the others waiting. */
-			unhold(f, x, ev.a);
-			hold(f, x, ev.a);
+			/* The refused packet goes behind the others waiting
+			 * (not a change that could end other retry loops). */
+			unhold_raw(f, x, ev.a);
+			hold_raw(f, x, ev.a);
 			p->state = P_WAITING;
 			arb_chan(f, ev.b);
-			if (p->state == P_WAITING)
-				try_free(f, x, ev.a);
+			if (p->state == P_WAITING && !try_free(f, x, ev.a))
+				touch_wait(f, x, p->best | p->nf);
 			break;
 		}
 		case EV_INJ_DECIDE:
@@ -1008,7 +1294,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 				arb_pe(f, ev.a);
 			} else {
 				n->timer_pending = 1;
-				push(f, n->blocked_since + f->cfg.inject_timeout,
+				push_at(f, n->blocked_since + f->cfg.inject_timeout,
 				     EV_INJ_TIMEOUT, ev.a, 0);
 			}
 			break;
@@ -1016,10 +1302,10 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 		case EV_TIMER_UTIL:
 			util_snapshot(f, MP_UTIL_PE, f->now);
 			util_snapshot(f, MP_UTIL_INTERNAL, f->now);
-			push(f, f->now + f->o.util_interval, EV_TIMER_UTIL, 0, 0);
+			push_at(f, f->now + f->o.util_interval, EV_TIMER_UTIL, 0, 0);
 			break;
 		case EV_TIMER_CHECK: {
-			push(f, f->now + f->o.check_interval, EV_TIMER_CHECK, 0, 0);
+			push_at(f, f->now + f->o.check_interval, EV_TIMER_CHECK, 0, 0);
 			int st = check(f);
 			if (st != MP_FAB_OK)
 				return st;

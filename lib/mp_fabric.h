@@ -41,6 +41,7 @@ struct mp_fabric_opts {
 	uint64_t max_backlog;    /* packets queued at sources, per node */
 	int keep_going;          /* on saturation: mark it, do not stop */
 	int no_packets;          /* do not emit MP_REC_PKT */
+	int eager_retries;       /* an event per refused attempt (validation) */
 };
 
 /* Fill opts with defaults suited to cfg. */

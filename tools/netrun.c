@@ -50,6 +50,8 @@ static void usage(FILE *fp)
 "\n"
 "  --check-interval T     units between saturation and deadlock checks\n"
 "  --deadlock-time T      no progress this long means deadlock\n"
+"  --eager-retries        an event for every refused attempt (slow; to\n"
+"                         check the retry-loop shortcut against)\n"
 "  -k, --keep-going       on saturation, mark the run and go on (exit 0)\n"
 "  --max-backlog P        saturated past P packets queued per node\n"
 "  --no-packets           do not write per-packet records\n"
@@ -88,7 +90,7 @@ static void bad_usage(const char *fmt, ...)
 }
 
 enum {
-	O_BP = 256, O_BUFFERS, O_BUFFER_LIMIT, O_BUFFER_LIMIT_DEST,
+	O_BP = 256, O_BUFFERS, O_EAGER_RETRIES, O_BUFFER_LIMIT, O_BUFFER_LIMIT_DEST,
 	O_BUFFER_LIMIT_TRANS, O_CHECK_INTERVAL, O_DEADLOCK, O_DEADLOCK_TIME,
 	O_EJECT_PRIORITY, O_EJECT_SETUP, O_HEADER_TIME, O_INJECT_SETUP,
 	O_INJECT_TIMEOUT, O_LINKS, O_MAX_BACKLOG, O_NO_PACKETS, O_PACKET_TIME,
@@ -105,6 +107,7 @@ static const struct option longopts[] = {
 	{ "check-interval", required_argument, NULL, O_CHECK_INTERVAL },
 	{ "deadlock", required_argument, NULL, O_DEADLOCK },
 	{ "deadlock-time", required_argument, NULL, O_DEADLOCK_TIME },
+	{ "eager-retries", no_argument, NULL, O_EAGER_RETRIES },
 	{ "eject-priority", required_argument, NULL, O_EJECT_PRIORITY },
 	{ "eject-setup", required_argument, NULL, O_EJECT_SETUP },
 	{ "header-time", required_argument, NULL, O_HEADER_TIME },
@@ -219,7 +222,7 @@ int main(int argc, char **argv)
 	const char *outpath = NULL;
 	mp_err err;
 	uint64_t v;
-	int keep_going = 0, no_packets = 0;
+	int keep_going = 0, no_packets = 0, eager = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
 
@@ -262,6 +265,9 @@ int main(int argc, char **argv)
 					 "--deadlock-time", &err) < 0)
 				bad_usage("%s", err.msg);
 			have_dl = 1;
+			break;
+		case O_EAGER_RETRIES:
+			eager = 1;
 			break;
 		case O_MAX_BACKLOG:
 			if (mp_parse_u64(optarg, 1, 1ull << 40, &max_bl,
@@ -323,6 +329,7 @@ int main(int argc, char **argv)
 	fo.seed = seed;
 	fo.keep_going = keep_going;
 	fo.no_packets = no_packets;
+	fo.eager_retries = eager;
 	if (have_util)
 		fo.util_interval = util_iv;
 	if (have_check)
