@@ -427,8 +427,7 @@ static void resolve_pe(mp_fabric *f, uint32_t x)
 
 /* Whether a loop refused for `why` by its packet (msg, dst) ends when
  * packet q stops waiting at the refusing node. */
-static int relents(const mp_fabric *f, int why, uint32_t msg, uint32_t dst,
-		   const struct pkt *q)
+static int relents(int why, uint32_t msg, uint32_t dst, const struct pkt *q)
 {
 	return (why == WHY_BPMSG && q->msg == msg) ||
 	       (why == WHY_BPDEST && q->dst == dst);
@@ -463,10 +462,10 @@ static void touch_left(mp_fabric *f, uint32_t x, uint32_t i)
 		uint32_t y = f->nb[x * f->deg + d];
 		uint32_t c = f->chan_of[y * f->deg + f->opp[d]];
 		const struct pkt *lp = &f->pkts[f->chans[c].lp_pkt];
-		if (relents(f, f->chans[c].looping, lp->msg, lp->dst, q))
+		if (relents(f->chans[c].looping, lp->msg, lp->dst, q))
 			resolve_chan(f, c);
 	}
-	if (n->pe_loop && relents(f, n->pe_loop, n->att_msg,
+	if (n->pe_loop && relents(n->pe_loop, n->att_msg,
 				  f->msgs[n->att_msg].dst, q))
 		resolve_pe(f, x);
 }
