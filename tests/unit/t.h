@@ -11,12 +11,13 @@
 static int t_n, t_fail;
 
 #define T_OK(cond, ...) do { \
+	int t_c_ = (cond) ? 1 : 0; /* evaluated once */ \
 	t_n++; \
-	if (cond) { printf("ok %d - ", t_n); } \
+	if (t_c_) { printf("ok %d - ", t_n); } \
 	else { t_fail++; printf("not ok %d - ", t_n); } \
 	printf(__VA_ARGS__); \
 	printf("\n"); \
-	if (!(cond)) printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+	if (!t_c_) printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
 } while (0)
 
 static inline int t_done(void)
