@@ -1,0 +1,446 @@
+#!/bin/sh
+# make bench: speed and memory figures of the toolchain.  netrun on the
+# reference configurations (packet-hops, messages and events per second,
+# peak RSS), instructions per packet-hop under callgrind, each pipeline
+# stage alone and the whole pipeline in records per second, compressed and
+# raw, and peak RSS against trace length.  A benchmark, not a test: it
+# prints medians and spreads and judges nothing.
+#
+# Variables: BENCH_RUNS (timed runs per figure, default 5), BENCH_N_SCALE
+# (multiplies the trace lengths after calibration, default 1), BENCH_BIG=1
+# (adds 10^7 messages to the memory figures: minutes), BENCH_CALLGRIND=0
+# (skips the callgrind figures).
+cd "$(dirname "$0")/../.." || exit 1
+PATH="$PWD/tools:$PATH"
+export PATH
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+. pipelines/bench/common.sh
+
+runs=${BENCH_RUNS:-5}
+scale=${BENCH_N_SCALE:-1}
+big=${BENCH_BIG:-0}
+use_cg=${BENCH_CALLGRIND:-1}
+case $runs in
+'' | *[!0-9]*) echo "bench: BENCH_RUNS must be a positive integer" >&2; exit 2 ;;
+esac
+[ "$runs" -ge 1 ] || { echo "bench: BENCH_RUNS must be at least 1" >&2; exit 2; }
+awk -v s="$scale" 'BEGIN { exit !(s + 0 > 0) }' ||
+    { echo "bench: BENCH_N_SCALE must be a positive number" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench: needs GNU time as /usr/bin/time" >&2; exit 1; }
+freeze_tools wlgen sched netrun lstat mpcat || exit 1
+
+# newn N ELAPSED MIN TARGET CAP: N, or when a run of N took less than MIN
+# seconds, N scaled up to take about TARGET seconds (at most 100 times, at
+# most CAP); then times BENCH_N_SCALE, at least 100.
+newn() {
+	awk -v n="$1" -v e="$2" -v lo="$3" -v t="$4" -v cap="$5" -v s="$scale" '
+	BEGIN {
+		if (e < lo) {
+			f = t / (e > 0.001 ? e : 0.001)
+			if (f > 100) f = 100
+			n = int(n * f / 1000 + 0.999) * 1000
+			if (n > cap) n = cap
+		}
+		n = int(n * s)
+		print (n < 100 ? 100 : n)
+	}'
+}
+
+# last_s LOG: the elapsed seconds of the last run logged in LOG.
+last_s() {
+	tail -n 1 "$1" | awk '{ print $1 }'
+}
+
+# table: print the rows of $tmp/table, "|"-separated, as aligned columns
+# (first column left-aligned, the others right-aligned), then empty it.
+table() {
+	awk -F'|' '
+	{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) }
+	  if (NF > nf) nf = NF }
+	END {
+		for (r = 1; r <= NR; r++) {
+			line = sprintf("%-" w[1] "s", c[r, 1])
+			for (i = 2; i <= nf; i++) line = line sprintf("  %" w[i] "s", c[r, i])
+			print line
+		}
+	}' "$tmp/table"
+	: >"$tmp/table"
+}
+
+# section TITLE: a section heading with the load average of the moment.
+section() {
+	echo
+	echo "== $1"
+	echo "(load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))"
+}
+
+now() {
+	date -u '+%Y-%m-%d %H:%M UTC'
+}
+
+echo "meshpipe benchmark, $(now)"
+echo
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+mem=$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)
+echo "machine: $(nproc) cores${cpu:+, $cpu}${mem:+, $mem}; $(uname -sr)"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	rev=$(git rev-parse --short HEAD)
+	if [ -n "$(git status --porcelain -- lib tools Makefile 2>/dev/null)" ]; then
+		rev="$rev + uncommitted changes in lib/, tools/ or Makefile"
+	fi
+	echo "build: $rev"
+fi
+echo "compiler flags of the build: ${build_flags:-unknown}"
+case $build_flags in
+*sanitize* | *-pg* | *coverage* | *profile* | *-O0*)
+	echo "WARNING: an instrumented or unoptimized build; these figures do not"
+	echo "measure the programs as shipped (rebuild with plain make)." ;;
+esac
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo "runs per figure: $runs; BENCH_N_SCALE=$scale; BENCH_BIG=$big"
+echo
+echo "The machine may be shared and noisy: every timed figure is the median"
+echo "of $runs runs with the min..max spread in brackets; compare figures from"
+echo "one report, and ratios only where both sides were measured here."
+echo "Elapsed time is wall-clock time (date +%s%N around the run); peak RSS"
+echo "is GNU time's maximum resident set size.  Trace lengths are calibrated"
+echo "so that each run takes about a second (see the messages columns)."
+echo "The programs of tools/ are copied aside at the start, so that a rebuild"
+echo "of the tree during the run does not change what is measured."
+
+# ---------------------------------------------------------------------------
+section "1. netrun on the reference configurations"
+echo
+echo "Input: a raw message stream made once per configuration by wlgen;"
+echo "netrun writes its default (compressed) output to /dev/null, with -k so"
+echo "a saturated run goes on to the end and -v for the counts.  Commands:"
+echo
+i=1
+while ref_config $i; do
+	progress "netrun: $name: calibrating"
+	n=$base_n
+	wlgen $wargs -n "$n" --seed 1 --raw -o "$tmp/$name.raw" || exit 1
+	: >"$tmp/cal.t"
+	timed "$tmp/cal.t" netrun $nargs -k -o /dev/null "$tmp/$name.raw" 2>/dev/null
+	n2=$(newn "$n" "$(last_s "$tmp/cal.t")" 0.7 1.5 10000000)
+	if [ "$n2" != "$n" ]; then
+		n=$n2
+		wlgen $wargs -n "$n" --seed 1 --raw -o "$tmp/$name.raw" || exit 1
+	fi
+	# One untimed run keeps the deliveries stream for the run status.
+	netrun $nargs -k --raw -o "$tmp/trial.out" "$tmp/$name.raw" 2>/dev/null
+	status=$(run_status "$tmp/trial.out")
+	rm -f "$tmp/trial.out"
+	printf '  %-22s netrun %s -k -v -o /dev/null w.raw\n' "$name" "$nargs"
+	printf '  %-22s   (w.raw: wlgen %s -n %s --seed 1 --raw)\n' "" "$wargs" "$n"
+	: >"$tmp/$name.t"
+	fail=
+	r=1
+	while [ $r -le "$runs" ]; do
+		progress "netrun: $name: run $r of $runs ($n messages)"
+		timed "$tmp/$name.t" netrun $nargs -k -v -o /dev/null \
+		    "$tmp/$name.raw" 2>"$tmp/$name.err" || fail=" (exit $?)"
+		r=$((r + 1))
+	done
+	set -- $(netrun_counts "$tmp/$name.err")
+	msgs=${1:-0} pkts=${2:-0} hops=${3:-0} events=${4:-0} refusals=${5:-0}
+	echo "$name $n $msgs $pkts $hops $events $refusals $status$fail" >>"$tmp/ref.rows"
+	rm -f "$tmp/$name.raw"
+	i=$((i + 1))
+done
+echo
+echo "config|messages|packets|packet-hops|hops/packet|events/hop|refusals/hop|status" >"$tmp/table"
+while read -r name n msgs pkts hops events refusals status; do
+	awk -v a="$name" -v m="$msgs" -v p="$pkts" -v h="$hops" -v e="$events" \
+	    -v r="$refusals" -v s="$status" 'BEGIN {
+		hh = h > 0 ? h : 1; pp = p > 0 ? p : 1
+		printf "%s|%d|%d|%d|%.2f|%.2f|%.2f|%s\n", a, m, p, h, h / pp,
+		    e / hh, r / hh, s }' >>"$tmp/table"
+done <"$tmp/ref.rows"
+table
+echo
+echo "config|elapsed s|M packet-hops/s|k messages/s|peak RSS MB|CPU s|M hops/CPU-s" >"$tmp/table"
+while read -r name n msgs pkts hops events refusals status; do
+	el=$(spread "$(stats "$tmp/$name.t" 1)" 1 %.3f)
+	hs=$(spread "$(rates "$tmp/$name.t" "$hops")" 1e6 %.2f)
+	ms=$(spread "$(rates "$tmp/$name.t" "$msgs")" 1e3 %.1f)
+	rss=$(spread "$(stats "$tmp/$name.t" 2)" 1024 %.1f)
+	cpu=$(spread "$(stats "$tmp/$name.t" 3)" 1 %.2f)
+	hc=$(rates "$tmp/$name.t" "$hops" 3 | awk '{ printf "%.2f", $1 / 1e6 }')
+	echo "$name|$el|$hs|$ms|$rss|$cpu|$hc" >>"$tmp/table"
+	echo "$(stats "$tmp/$name.t" 1) $(stats "$tmp/$name.t" 3)" >"$tmp/$name.med"
+done <"$tmp/ref.rows"
+table
+echo
+echo "Packet-hops are link traversals (injection and ejection not counted);"
+echo "events are netrun's event-queue events; refusals are refused attempts"
+echo "(each one costs events but moves nothing).  On the torus every message"
+echo "is one packet.  CPU s is user plus system time (10 ms steps): less"
+echo "sensitive than elapsed time to other work on the machine."
+
+# ---------------------------------------------------------------------------
+section "2. Instructions per packet-hop (callgrind)"
+echo
+if [ "$use_cg" = 0 ]; then
+	echo "skipped (BENCH_CALLGRIND=0)"
+elif ! command -v valgrind >/dev/null 2>&1; then
+	echo "skipped: valgrind is not installed (Debian package valgrind)"
+	use_cg=0
+else
+	echo "valgrind --tool=callgrind on a shorter run of each configuration:"
+	echo "all instructions executed (Ir, the program's and libraries', start-up"
+	echo "included) over the packet-hops of that run: the same input gives the"
+	echo "same count to within a few thousand instructions, whatever the load of"
+	echo "the machine.  zstd/hop: the part spent in libzstd compressing the"
+	echo "output stream.  Commands:"
+	echo
+	echo "  valgrind --tool=callgrind netrun ARGS -k -v -o /dev/null w.raw"
+	echo "  (w.raw: wlgen ARGS -n MESSAGES --seed 1 --raw, ARGS as in section 1)"
+	echo
+	echo "config|messages|packet-hops|instructions|instructions/hop|of which zstd/hop" >"$tmp/table"
+	i=1
+	while ref_config $i; do
+		progress "callgrind: $name ($cg_n messages)"
+		wlgen $wargs -n "$cg_n" --seed 1 --raw -o "$tmp/cg.raw" || exit 1
+		if set -- $(callgrind "$tmp/cg.$i.out" "$tmp/cg.raw" $nargs) &&
+		    [ $# -eq 2 ]; then
+			echo "$1 $2" >"$tmp/cg.$i.fig"
+			z=$(cg_lib "$tmp/cg.$i.out" libzstd)
+			awk -v a="$name" -v m="$cg_n" -v ir="$1" -v h="$2" -v z="$z" 'BEGIN {
+				printf "%s|%d|%d|%.0f|%.0f|%.0f\n", a, m, h, ir, ir / h, z / h }' >>"$tmp/table"
+		else
+			echo "$name|$cg_n|-|-|failed|-" >>"$tmp/table"
+		fi
+		i=$((i + 1))
+	done
+	table
+fi
+
+# ---------------------------------------------------------------------------
+section "3. Pipeline stages alone, compressed and raw"
+echo
+pw="--preset po2 --long 10 --load 0.5"
+pn="--preset po2 --route derouting"
+echo "The default pipeline (PO2 E6, 10% long, load 0.5, alpha 8, derouting),"
+echo "one stage at a time from a file to /dev/null.  compressed: zstd input"
+echo "and output (the default); raw: raw input and --raw output.  The two are"
+echo "run alternately.  Records: messages for wlgen and sched, records"
+echo "written (pkt, dlv, util, run) for netrun, records read for lstat."
+echo "comp/raw: compressed over raw throughput, the median over pairs of"
+echo "runs, by elapsed time and by CPU time."
+echo "Commands (N as in the table; lstat reads K concatenated copies of one"
+echo "run's deliveries):"
+echo
+echo "  wlgen  $pw -n N --seed 1 [--raw] -o /dev/null"
+echo "  sched  --alpha 8 [--raw] -o /dev/null w.{mps,raw}"
+echo "  netrun $pn [--raw] -o /dev/null s.{mps,raw}"
+echo "  lstat  d.{mps,raw} >/dev/null"
+echo
+
+# stage TAG N RECORDS COMP-CMD RAW-CMD: time the two commands alternately
+# and add a row to the table.
+stage() {
+	: >"$tmp/$1.comp.t"
+	: >"$tmp/$1.raw.t"
+	_r=1
+	while [ $_r -le "$runs" ]; do
+		progress "$1: run $_r of $runs"
+		timed "$tmp/$1.comp.t" sh -c "$4" || echo "bench: failed: $4" >&2
+		timed "$tmp/$1.raw.t" sh -c "$5" || echo "bench: failed: $5" >&2
+		_r=$((_r + 1))
+	done
+	_c=$(rates "$tmp/$1.comp.t" "$3")
+	_w=$(rates "$tmp/$1.raw.t" "$3")
+	# Ratios per pair of runs: raw time / compressed time.
+	paste "$tmp/$1.comp.t" "$tmp/$1.raw.t" |
+	    awk '{ print $4 / ($1 > 0 ? $1 : 1e-9), ($3 > 0 ? $6 / $3 : 0) }' >"$tmp/pairs"
+	_re=$(stats "$tmp/pairs" 1 | awk '{ printf "%.2f", $1 }')
+	_rc=$(stats "$tmp/pairs" 2 | awk '{ printf "%.2f", $1 }')
+	echo "$1|$2|$3|$(spread "$_c" 1e6 %.2f)|$(spread "$_w" 1e6 %.2f)|$_re|$_rc|$(spread "$(stats "$tmp/$1.comp.t" 2)" 1024 %.1f)|$(spread "$(stats "$tmp/$1.raw.t" 2)" 1024 %.1f)" >>"$tmp/table"
+}
+
+echo "stage|messages|records|compressed M rec/s|raw M rec/s|comp/raw|by CPU|RSS MB comp|RSS MB raw" >"$tmp/table"
+
+# wlgen
+progress "wlgen: calibrating"
+n=2000000
+: >"$tmp/cal.t"
+timed "$tmp/cal.t" wlgen $pw -n $n --seed 1 --raw -o /dev/null
+n=$(newn $n "$(last_s "$tmp/cal.t")" 0.4 0.6 50000000)
+stage wlgen "$n" "$n" "wlgen $pw -n $n --seed 1 -o /dev/null" \
+    "wlgen $pw -n $n --seed 1 --raw -o /dev/null"
+
+# sched
+progress "sched: calibrating"
+n=4000000
+wlgen $pw -n $n --seed 1 --raw -o "$tmp/w.raw"
+: >"$tmp/cal.t"
+timed "$tmp/cal.t" sched --alpha 8 --raw -o /dev/null "$tmp/w.raw"
+n2=$(newn $n "$(last_s "$tmp/cal.t")" 0.4 0.6 50000000)
+[ "$n2" = "$n" ] || wlgen $pw -n "$n2" --seed 1 --raw -o "$tmp/w.raw"
+n=$n2
+mpcat -o "$tmp/w.mps" "$tmp/w.raw"
+stage sched "$n" "$n" "sched --alpha 8 -o /dev/null $tmp/w.mps" \
+    "sched --alpha 8 --raw -o /dev/null $tmp/w.raw"
+rm -f "$tmp/w.raw" "$tmp/w.mps"
+
+# netrun
+progress "netrun: calibrating"
+n=50000
+wlgen $pw -n $n --seed 1 | sched --alpha 8 --raw -o "$tmp/s.raw"
+: >"$tmp/cal.t"
+timed "$tmp/cal.t" netrun $pn --raw -o "$tmp/d.raw" "$tmp/s.raw"
+n2=$(newn $n "$(last_s "$tmp/cal.t")" 0.7 1.0 10000000)
+if [ "$n2" != "$n" ]; then
+	n=$n2
+	wlgen $pw -n $n --seed 1 | sched --alpha 8 --raw -o "$tmp/s.raw"
+	netrun $pn --raw -o "$tmp/d.raw" "$tmp/s.raw"
+fi
+recs=$(count_records "$tmp/d.raw")
+mpcat -o "$tmp/s.mps" "$tmp/s.raw"
+stage netrun "$n" "$recs" "netrun $pn -o /dev/null $tmp/s.mps" \
+    "netrun $pn --raw -o /dev/null $tmp/s.raw"
+rm -f "$tmp/s.raw" "$tmp/s.mps"
+
+# lstat: K copies of the deliveries of $n messages.
+progress "lstat: calibrating"
+: >"$tmp/cal.t"
+timed "$tmp/cal.t" lstat "$tmp/d.raw" >/dev/null
+k=$(newn 1000 "$(last_s "$tmp/cal.t")" 0.4 0.6 100000 | awk '{ print int($1 / 1000 + 0.5) }')
+[ "$k" -ge 1 ] || k=1
+mv "$tmp/d.raw" "$tmp/d1.raw"
+mpcat -o "$tmp/d1.mps" "$tmp/d1.raw"
+: >"$tmp/d.raw"
+: >"$tmp/d.mps"
+j=0
+while [ $j -lt "$k" ]; do
+	cat "$tmp/d1.raw" >>"$tmp/d.raw"
+	cat "$tmp/d1.mps" >>"$tmp/d.mps"
+	j=$((j + 1))
+done
+rm -f "$tmp/d1.raw" "$tmp/d1.mps"
+recs=$(count_records "$tmp/d.raw")
+stage lstat "$((n * k))" "$recs" "lstat $tmp/d.mps >/dev/null" \
+    "lstat $tmp/d.raw >/dev/null"
+rm -f "$tmp/d.raw" "$tmp/d.mps"
+table
+echo
+echo "(lstat: K = $k copies of the deliveries of $n messages.)"
+
+# ---------------------------------------------------------------------------
+section "4. The whole pipeline, compressed and raw"
+echo
+e2e_c="wlgen $pw -n N --seed 1 | sched --alpha 8 | netrun $pn | lstat"
+e2e_r="wlgen $pw -n N --seed 1 --raw | sched --alpha 8 --raw | netrun $pn --raw | lstat"
+progress "pipeline: calibrating"
+n=50000
+: >"$tmp/cal.t"
+timed "$tmp/cal.t" sh -c "$(echo "$e2e_r" | sed "s/-n N/-n $n/") >/dev/null"
+n=$(newn $n "$(last_s "$tmp/cal.t")" 0.7 1.5 10000000)
+c=$(echo "$e2e_c" | sed "s/-n N/-n $n/")
+w=$(echo "$e2e_r" | sed "s/-n N/-n $n/")
+echo "Run alternately, $runs times each, N = $n messages, to /dev/null:"
+echo
+echo "  compressed: $c"
+echo "  raw:        $w"
+echo
+: >"$tmp/e2e.c.t"
+: >"$tmp/e2e.r.t"
+r=1
+while [ $r -le "$runs" ]; do
+	progress "pipeline: run $r of $runs"
+	timed "$tmp/e2e.c.t" sh -c "$c >/dev/null" || echo "bench: failed: $c" >&2
+	timed "$tmp/e2e.r.t" sh -c "$w >/dev/null" || echo "bench: failed: $w" >&2
+	r=$((r + 1))
+done
+paste "$tmp/e2e.c.t" "$tmp/e2e.r.t" |
+    awk '{ print $4 / $1, ($3 > 0 ? $6 / $3 : 0) }' >"$tmp/e2e.ratio"
+echo "pipeline|elapsed s|k messages/s|CPU s, all stages" >"$tmp/table"
+echo "compressed|$(spread "$(stats "$tmp/e2e.c.t" 1)" 1 %.3f)|$(spread "$(rates "$tmp/e2e.c.t" "$n")" 1e3 %.1f)|$(spread "$(stats "$tmp/e2e.c.t" 3)" 1 %.2f)" >>"$tmp/table"
+echo "raw|$(spread "$(stats "$tmp/e2e.r.t" 1)" 1 %.3f)|$(spread "$(rates "$tmp/e2e.r.t" "$n")" 1e3 %.1f)|$(spread "$(stats "$tmp/e2e.r.t" 3)" 1 %.2f)" >>"$tmp/table"
+table
+e2e_ratio=$(stats "$tmp/e2e.ratio" 1)
+e2e_cratio=$(stats "$tmp/e2e.ratio" 2)
+echo
+echo "compressed/raw throughput, per pair of runs: $(spread "$e2e_ratio" 1 %.3f)"
+echo "the same by CPU time (all stages):            $(spread "$e2e_cratio" 1 %.3f)"
+
+# ---------------------------------------------------------------------------
+section "5. Peak RSS against trace length"
+echo
+sizes="100000 1000000"
+[ "$big" = 1 ] && sizes="$sizes 10000000"
+mw="$pw"
+echo "PO2 E6, 10% long, load 0.5 (below saturation), derouting, streamed;"
+echo "one run per length:"
+echo
+echo "  wlgen $mw -n N --seed 1 | netrun $pn | lstat --csv"
+echo
+echo "messages|netrun peak RSS MB|lstat peak RSS MB|netrun elapsed s|status" >"$tmp/table"
+: >"$tmp/mem.rows"
+for n in $sizes; do
+	progress "memory: $n messages"
+	wlgen $mw -n "$n" --seed 1 |
+	    /usr/bin/time -o "$tmp/m.nr" -f '%e %M' netrun $pn |
+	    /usr/bin/time -o "$tmp/m.ls" -f '%e %M' lstat --csv >"$tmp/m.csv"
+	set -- $(tail -n 1 "$tmp/m.nr") $(tail -n 1 "$tmp/m.ls")
+	st=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i; next }
+	    $1 == "all" && c { s = $c } END { print (s == "" ? "failed" : s) }' "$tmp/m.csv")
+	grep -q 'exited with non-zero' "$tmp/m.nr" "$tmp/m.ls" && st="$st (a stage failed)"
+	echo "$n $2 $4" >>"$tmp/mem.rows"
+	awk -v n="$n" -v a="$2" -v b="$4" -v e="$1" -v s="$st" 'BEGIN {
+		printf "%d|%.1f|%.1f|%.2f|%s\n", n, a / 1024, b / 1024, e, s }' >>"$tmp/table"
+done
+table
+[ "$big" = 1 ] || echo "(10^7 messages with make bench BENCH_BIG=1: several minutes.)"
+
+# ---------------------------------------------------------------------------
+if [ "$use_cg" != 0 ]; then
+	section "6. Where the instructions go (callgrind, top 10 functions by own Ir)"
+	for i in 8 6; do
+		ref_config $i
+		[ -f "$tmp/cg.$i.fig" ] || continue
+		set -- $(cat "$tmp/cg.$i.fig")
+		echo
+		echo "$name ($cg_n messages, $2 packet-hops):"
+		echo "      Ir/hop   share  function"
+		cg_top "$tmp/cg.$i.out" "$2" 10
+	done
+fi
+
+# ---------------------------------------------------------------------------
+section "7. Against the targets of the speed issue"
+echo
+echo "Elapsed-time figures against the targets; per CPU second alongside."
+echo
+echo "figure|measured|target|met|per CPU-s" >"$tmp/table"
+ref_config 8
+set -- $(cat "$tmp/$name.med")
+tpk=$(awk -v n="$name" '$1 == n { print $4 }' "$tmp/ref.rows")
+echo "$1 $4 $tpk" | awk '{ v = $3 / $1; c = $2 > 0 ? $3 / $2 : 0
+	printf "torus: simulated packets/s|%.2f M|>= 1.3 M|%s|%.2f M\n", v / 1e6, (v >= 1.3e6 ? "yes" : "no"), c / 1e6 }' >>"$tmp/table"
+if [ -f "$tmp/cg.8.fig" ]; then
+	awk '{ v = $1 / $2; printf "torus: instructions/packet-hop|%.0f|<= 500|%s|-\n", v, (v <= 500 ? "yes" : "no") }' "$tmp/cg.8.fig" >>"$tmp/table"
+fi
+for i in 4 5 6; do
+	ref_config $i
+	set -- $(cat "$tmp/$name.med")
+	h=$(awk -v n="$name" '$1 == n { print $5 }' "$tmp/ref.rows")
+	echo "$1 $4 $h" | awk -v n="$name" '{ v = $3 / $1; c = $2 > 0 ? $3 / $2 : 0
+		printf "%s: packet-hops/s|%.2f M|>= 5 M|%s|%.2f M\n", n, v / 1e6, (v >= 5e6 ? "yes" : "no"), c / 1e6 }' >>"$tmp/table"
+done
+awk '
+	NR == 1 { a0 = $2; b0 = $3 }
+	{ if ($2 > am) am = $2; if (am0 == "" || $2 < am0) am0 = $2
+	  if ($3 > bm) bm = $3; if (bm0 == "" || $3 < bm0) bm0 = $3; last = $1 }
+	END {
+		printf "netrun peak RSS, largest/smallest (to %d messages)|%.3f|<= 1.10|%s|-\n", last, am / am0, (am / am0 <= 1.10 ? "yes" : "no")
+		printf "lstat peak RSS, largest/smallest (to %d messages)|%.3f|<= 1.10|%s|-\n", last, bm / bm0, (bm / bm0 <= 1.10 ? "yes" : "no")
+	}' "$tmp/mem.rows" >>"$tmp/table"
+set -- $e2e_ratio $e2e_cratio
+awk -v v="$1" -v c="$4" 'BEGIN { printf "pipeline compressed/raw throughput|%.3f|>= 0.85|%s|%.3f\n", v, (v >= 0.85 ? "yes" : "no"), c }' >>"$tmp/table"
+table
+echo
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null); finished $(now)"
