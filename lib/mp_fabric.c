@@ -186,7 +186,8 @@ void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
 enum { R_HDR, R_REF, R_PKT, R_SETUP, R_EJ, R_IREF, NRINGS };
 
 /* Schedule an event a fixed delay (ring) from now. */
-static void push(mp_fabric *f, int ring, uint16_t type, uint32_t a, uint32_t b)
+static inline void push(mp_fabric *f, int ring, uint16_t type, uint32_t a,
+			uint32_t b)
 {
 	f->pending++;
 	if (mp_evq_push_ring(f->q, f->ring[ring], f->now, type, a, b) < 0)
@@ -282,8 +283,22 @@ static void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 		f->pkts[p->next].prev = p->prev;
 }
 
-static void touch_left(mp_fabric *f, uint32_t x, uint32_t i);
-static void touch_wait(mp_fabric *f, uint32_t x, unsigned mask);
+static void touch_left_(mp_fabric *f, uint32_t x, uint32_t i);
+static void touch_wait_(mp_fabric *f, uint32_t x, unsigned mask);
+
+/* Cheap guards: most nodes take part in no retry loop. */
+static inline void touch_left(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	if (f->nodes[x].in_loops | f->nodes[x].pe_loop)
+		touch_left_(f, x, i);
+}
+
+static inline void touch_wait(mp_fabric *f, uint32_t x, unsigned mask)
+{
+	const struct node *n = &f->nodes[x];
+	if (n->out_loops | n->in_loops | n->pe_loop)
+		touch_wait_(f, x, mask);
+}
 
 /* Packet i starts waiting at x: it competes for its candidate ports. */
 static void hold(mp_fabric *f, uint32_t x, uint32_t i)
@@ -434,7 +449,7 @@ static int relents(int why, uint32_t msg, uint32_t dst, const struct pkt *q)
 }
 
 /* Node x freed a buffer: loops refused by x for lack of room end. */
-static void touch_buf(mp_fabric *f, uint32_t x)
+static void touch_buf_(mp_fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
 	unsigned in = n->in_loops;
@@ -450,8 +465,14 @@ static void touch_buf(mp_fabric *f, uint32_t x)
 		resolve_pe(f, x);
 }
 
+static inline void touch_buf(mp_fabric *f, uint32_t x)
+{
+	if (f->nodes[x].in_loops | f->nodes[x].pe_loop)
+		touch_buf_(f, x);
+}
+
 /* Packet i stopped waiting at x: loops it blocked by backpressure end. */
-static void touch_left(mp_fabric *f, uint32_t x, uint32_t i)
+static void touch_left_(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	const struct pkt *q = &f->pkts[i];
@@ -474,7 +495,7 @@ static void touch_left(mp_fabric *f, uint32_t x, uint32_t i)
  * A packet starts waiting at x for the directions in mask (EJECT_BIT
  * for the PE port): it competes with the loops on those ports.
  */
-static void touch_wait(mp_fabric *f, uint32_t x, unsigned mask)
+static void touch_wait_(mp_fabric *f, uint32_t x, unsigned mask)
 {
 	struct node *n = &f->nodes[x];
 	unsigned out = n->out_loops & mask;
