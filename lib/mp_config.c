@@ -260,8 +260,8 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 
 int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 {
-	if (strcmp(c->family, "hex") == 0 && c->size > 300)
-		return mp_err_set(err, "--size: hex meshes go up to E300");
+	if (strcmp(c->family, "hex") == 0 && c->size > 128)
+		return mp_err_set(err, "--size: hex meshes go up to E128");
 	if (strcmp(c->family, "hex") != 0 && c->size < 3 && !c->rows)
 		return mp_err_set(err, "--size: %s needs a side of at least 3",
 				  c->family);

@@ -186,8 +186,8 @@ mp_topo *mp_topo_new(const char *spec, mp_err *err)
 	if (fl == 3 && strncmp(spec, "hex", 3) == 0) {
 		char *end;
 		unsigned long n = strtoul(arg, &end, 10);
-		if (end == arg || *end || n < 2 || n > 300) {
-			mp_err_set(err, "topology: hex size must be 2..300, not '%s'",
+		if (end == arg || *end || n < 2 || n > 128) {
+			mp_err_set(err, "topology: hex size must be 2..128, not '%s'",
 				   arg);
 			goto fail;
 		}
