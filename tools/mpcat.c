@@ -38,7 +38,6 @@ struct inputs {
 	int nfiles, cur;
 	mp_reader *r;
 	mp_hdr *first;      /* header of the first input (a copy) */
-	const char *first_name;
 	uint64_t nodes;     /* of the first input; 0 when not given */
 	uint64_t last_time; /* of the last msg/inj record, across inputs */
 	uint64_t count[MP_REC_NTAGS];
@@ -368,7 +367,6 @@ static int in_open(struct inputs *in, int i)
 			mp_reader_close(r);
 			return -1;
 		}
-		in->first_name = in->files[i];
 		in->nodes = hdr_nodes(h);
 	} else if (mp_hdr_kind(h) != mp_hdr_kind(in->first)) {
 		errx_msg("%s: stream of kind %s, the first input is of kind %s",
@@ -408,7 +406,7 @@ static int in_next(struct inputs *in, mp_rec *rec)
 			in->r = NULL;
 			continue;
 		}
-		if ((rec->tag == MP_REC_MSG || rec->tag == MP_REC_INJ)) {
+		if (rec->tag == MP_REC_MSG || rec->tag == MP_REC_INJ) {
 			/* The reader checks order within an input; across
 			 * inputs, as if they were concatenated. */
 			if (rec->msg.time < in->last_time) {
