@@ -241,6 +241,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			usage(stdout);
+			if (fclose(stdout) != 0)
+				die("stdout: write failed: %s", strerror(errno));
 			return 0;
 		case 'k':
 			keep_going = 1;

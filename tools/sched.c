@@ -88,6 +88,8 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			if (fclose(stdout) != 0)
+				die(1, "stdout: write failed: %s", strerror(errno));
 			return 0;
 		case 'o':
 			outpath = optarg;
