@@ -17,6 +17,11 @@ int mp_err_set(mp_err *err, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 		va_end(ap);
+		/* Messages quote input (a CSV field may hold a newline):
+		 * keep them one line. */
+		for (char *p = err->msg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
 	}
 	return -1;
 }

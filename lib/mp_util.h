@@ -22,7 +22,10 @@ typedef struct mp_err {
 	char msg[512];
 } mp_err;
 
-/* Set err's message (printf format); err may be NULL. Returns -1. */
+/*
+ * Set err's message (printf format), control characters shown as '?'
+ * so it stays one line; err may be NULL. Returns -1.
+ */
 int mp_err_set(mp_err *err, const char *fmt, ...) MP_PRINTF(2, 3);
 
 /*

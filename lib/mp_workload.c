@@ -997,8 +997,12 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 				cls = MP_CLASS_BE;
 			else if (strcmp(f, "1") == 0 || strcasecmp(f, "gt") == 0)
 				cls = MP_CLASS_GT;
-			else
-				return rfail(w, "class '%s' is not 0, 1, be or gt", f);
+			else {
+				/* Through mp_err_set: the field may hold a
+				 * newline. */
+				mp_err_set(&e, "class '%s' is not 0, 1, be or gt", f);
+				return rfail(w, "%s", e.msg);
+			}
 		}
 
 		if (src == dst) {
