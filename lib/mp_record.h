@@ -17,6 +17,13 @@
 #define MP_FORMAT_MAJOR 1
 #define MP_FORMAT_MINOR 0
 
+/*
+ * Latest arrival time of a message (units): a simulation must be able to
+ * add its delays to it without wrapping around. Readers refuse later
+ * times.
+ */
+#define MP_TIME_MAX (UINT64_C(1) << 62)
+
 /* Record tags. */
 enum {
 	MP_REC_MSG = 1,  /* a message a source wants sent (wlgen) */

@@ -866,6 +866,10 @@ static int validate(mp_reader *r, const mp_rec *rec)
 			return rfail_rec(r, "unknown source group %u", m->group);
 		if (m->route > MP_ROUTE_ADAPTIVE)
 			return rfail_rec(r, "unknown routing choice %u", m->route);
+		if (m->time > MP_TIME_MAX)
+			return rfail_rec(r, "time %llu out of range (at most %llu)",
+					 (unsigned long long)m->time,
+					 (unsigned long long)MP_TIME_MAX);
 		if (m->time < r->last_time)
 			return rfail_rec(r, "out of time order: time %llu after %llu",
 					 (unsigned long long)m->time,

@@ -29,8 +29,9 @@ enum { G_HOT_NODES = 1, G_HOT_SENDERS = 2 };
 /* Node roles under hot-spot traffic. */
 enum { ROLE_INDEP, ROLE_HOT, ROLE_SINK };
 
-/* Largest time a source may reach; beyond it the source stops. */
-#define TIME_MAX 9.0e18
+/* Largest time a source may reach; beyond it the source stops (readers
+ * refuse later times). */
+#define TIME_MAX ((double)MP_TIME_MAX)
 
 /* Longest node list written to a header value, in bytes. */
 #define LIST_MAX (768u * 1024)

@@ -291,6 +291,10 @@ static int check_rec(const mp_rec *rec, uint64_t nodes, uint64_t *last_time,
 			snprintf(what, cap, "unknown source group %u", m->group);
 		else if (m->route > MP_ROUTE_ADAPTIVE)
 			snprintf(what, cap, "unknown routing choice %u", m->route);
+		else if (m->time > MP_TIME_MAX)
+			snprintf(what, cap, "time %llu out of range (at most %llu)",
+				 (unsigned long long)m->time,
+				 (unsigned long long)MP_TIME_MAX);
 		else if (m->time < *last_time)
 			snprintf(what, cap, "out of time order: time %llu after "
 				 "%llu", (unsigned long long)m->time,
