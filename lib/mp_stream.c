@@ -403,6 +403,24 @@ static int rfail_rec(mp_reader *r, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * A failure of the bytes below the records (decompression): located at
+ * the record being read once a stream's header is in, so a truncated or
+ * corrupt compressed stream is reported like a raw one.
+ */
+MP_PRINTF(2, 3)
+static int rfail_at(mp_reader *r, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (r->hdr && !r->after_end)
+		return rfail_rec(r, "%s", what);
+	return rfail(r, "%s", what);
+}
+
 /* Read more descriptor bytes; returns bytes read, 0 at EOF, -1 on error. */
 static ssize_t fill_in(mp_reader *r)
 {
@@ -517,7 +535,7 @@ static const unsigned char *need(mp_reader *r, size_t n, size_t *got)
 			if (r->eof || fill_in(r) <= 0) {
 				*got = r->failed ? 0 : r->p_len - r->p_pos;
 				if (!r->failed && r->frame_open)
-					rfail(r, "compressed input is truncated");
+					rfail_at(r, "compressed input is truncated");
 				return NULL;
 			}
 		}
@@ -527,8 +545,8 @@ static const unsigned char *need(mp_reader *r, size_t n, size_t *got)
 		r->in_pos = ib.pos;
 		r->p_len = ob.pos;
 		if (ZSTD_isError(ret)) {
-			rfail(r, "corrupt compressed input: %s",
-			      ZSTD_getErrorName(ret));
+			rfail_at(r, "corrupt compressed input: %s",
+				 ZSTD_getErrorName(ret));
 			*got = 0;
 			return NULL;
 		}
