@@ -34,7 +34,7 @@ UNITS = $(UNIT_SRC:.c=)
 MANS = $(sort $(wildcard man/*.[1-9]))
 
 # Debian packages the build, the tests and the pipelines need.
-DEB_PKGS = libzstd-dev libcsv-dev bats gnuplot-nox zstd
+DEB_PKGS = libzstd-dev libcsv-dev bats gnuplot-nox zstd bzip2
 
 all: $(PROGS)
 
@@ -64,6 +64,7 @@ deps:
 	command -v bats >/dev/null 2>&1 || missing="$$missing bats"; \
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
+	command -v bzip2 >/dev/null 2>&1 || missing="$$missing bzip2"; \
 	if [ -n "$$missing" ]; then \
 		echo "make: installing$$missing"; \
 		if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \

@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "mp_csv.h"
+#include "mp_netrace.h"
 #include "mp_rng.h"
 #include "mp_topo.h"
 
@@ -78,6 +82,9 @@ struct mp_workload {
 
 	/* replay */
 	mp_csv_reader *csv;
+	mp_netrace *nt;
+	int nt_fd;        /* opened here (to close), or -1 */
+	uint64_t nt_count;
 	int started;
 	int col_time, col_src, col_dst, col_pk, col_bytes, col_cls;
 	struct remap *map;
@@ -102,6 +109,7 @@ void mp_wl_cfg_init(struct mp_wl_cfg *c)
 	c->hot_share = -1;
 	c->gt_length = 1;
 	c->time_scale = 1;
+	c->replay_fd = -1;
 }
 
 /* A percentage: "10" and "10%" both mean 0.1. */
@@ -332,10 +340,11 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 		return parse_hot_nodes(c, val, err);
 	if (strcmp(name, "seed") == 0)
 		return mp_parse_u64(val, 0, UINT64_MAX, &c->seed, what, err);
-	if (strcmp(name, "replay") == 0) {
+	if (strcmp(name, "replay") == 0 || strcmp(name, "netrace") == 0) {
 		if (!val || !*val)
-			return mp_err_set(err, "--replay: empty file name");
+			return mp_err_set(err, "--%s: empty file name", name);
 		c->replay = val;
+		c->replay_fmt = name[0] == 'n' ? MP_WL_NETRACE : MP_WL_CSV;
 		return 0;
 	}
 	if (strcmp(name, "time-scale") == 0)
@@ -685,6 +694,8 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 			     const struct mp_cfg *fc, mp_err *err)
 {
 	mp_workload *w = calloc(1, sizeof *w);
+	if (w)
+		w->nt_fd = -1;
 	if (!w) {
 		mp_err_set(err, "out of memory");
 		return NULL;
@@ -762,6 +773,9 @@ void mp_workload_free(mp_workload *w)
 	free(w->map);
 	if (w->csv)
 		mp_csv_close(w->csv);
+	mp_netrace_close(w->nt);
+	if (w->nt_fd >= 0)
+		close(w->nt_fd);
 	free(w);
 }
 
@@ -852,8 +866,13 @@ static int rfail(mp_workload *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	snprintf(w->err, sizeof w->err, "%s: line %llu: %s", mp_csv_name(w->csv),
-		 (unsigned long long)mp_csv_line(w->csv), what);
+	if (w->nt)
+		snprintf(w->err, sizeof w->err, "%s: packet %llu: %s", w->c.replay,
+			 (unsigned long long)w->nt_count, what);
+	else
+		snprintf(w->err, sizeof w->err, "%s: line %llu: %s",
+			 mp_csv_name(w->csv),
+			 (unsigned long long)mp_csv_line(w->csv), what);
 	return -1;
 }
 
@@ -867,6 +886,24 @@ int mp_workload_start(mp_workload *w, mp_err *err)
 {
 	if (!w->c.replay || w->started)
 		return 0;
+	if (w->c.replay_fmt == MP_WL_NETRACE) {
+		int fd = w->c.replay_fd;
+		const char *path = w->c.replay;
+		if (fd < 0 && strcmp(path, "-") == 0) {
+			fd = 0;
+		} else if (fd < 0) {
+			fd = w->nt_fd = open(path, O_RDONLY);
+			if (fd < 0)
+				return mp_err_set(err, "%s: %s", path,
+						  strerror(errno));
+		}
+		w->nt = mp_netrace_fdopen(fd, strcmp(path, "-") ? path : "stdin",
+					  err);
+		if (!w->nt)
+			return -1;
+		w->started = 1;
+		return 0;
+	}
 	w->csv = mp_csv_open(w->c.replay, err);
 	if (!w->csv)
 		return -1;
@@ -901,6 +938,8 @@ static const char *cell(mp_workload *w, int col, const char *what)
 	return f;
 }
 
+static int64_t remap_node(mp_workload *w, uint64_t v, const char *what);
+
 /* Node id of a cell after remapping; -1 on error. */
 static int64_t node_of(mp_workload *w, int col, const char *what)
 {
@@ -911,6 +950,12 @@ static int64_t node_of(mp_workload *w, int col, const char *what)
 		return -1;
 	if (mp_parse_u64(f, 0, UINT32_MAX, &v, what, &e) < 0)
 		return rfail(w, "%s", e.msg);
+	return remap_node(w, v, what);
+}
+
+/* A trace's node id after --remap and --remap-mod; -1 when out of range. */
+static int64_t remap_node(mp_workload *w, uint64_t v, const char *what)
+{
 	for (size_t i = 0; i < w->nmap; i++)
 		if (w->map[i].from == v) {
 			v = w->map[i].to;
@@ -924,6 +969,59 @@ static int64_t node_of(mp_workload *w, int col, const char *what)
 	return (int64_t)v;
 }
 
+/* The next Netrace packet as a message of its payload bytes. */
+static int netrace_next(mp_workload *w, struct mp_msg *m)
+{
+	struct mp_nt_packet p;
+	for (;;) {
+		int rc = mp_netrace_next(w->nt, &p);
+		if (rc < 0) {
+			snprintf(w->err, sizeof w->err, "%s",
+				 mp_netrace_error(w->nt));
+			return -1;
+		}
+		if (rc == 0)
+			return 0;
+		w->nt_count++;
+		double t = floor((double)p.cycle * w->c.time_scale + 0.5);
+		if (!(t < TIME_MAX))
+			return rfail(w, "cycle %llu scaled by %g is too large",
+				     (unsigned long long)p.cycle, w->c.time_scale);
+		uint64_t time = (uint64_t)t;
+		if (time < w->last_time)
+			return rfail(w, "cycle %llu is before the previous "
+					"packet's (packets must be in time order)",
+				     (unsigned long long)p.cycle);
+		w->last_time = time;
+		int size = mp_netrace_size(p.type);
+		if (size < 0)
+			return rfail(w, "unknown Netrace packet type %u", p.type);
+		int64_t src = remap_node(w, p.src, "src");
+		if (src < 0)
+			return -1;
+		int64_t dst = remap_node(w, p.dst, "dst");
+		if (dst < 0)
+			return -1;
+		if (src == dst) {
+			if (w->c.drop_self) {
+				w->dropped++;
+				continue;
+			}
+			return rfail(w, "src and dst are both %lld (--drop-self "
+					"skips such packets)", (long long)src);
+		}
+		memset(m, 0, sizeof *m);
+		m->tag = MP_REC_MSG;
+		m->src = (uint32_t)src;
+		m->dst = (uint32_t)dst;
+		m->bytes = (uint32_t)size;
+		m->packets = (uint32_t)((size + w->payload - 1) / w->payload);
+		m->time = time;
+		m->id = w->id++;
+		return 1;
+	}
+}
+
 static int replay_next(mp_workload *w, struct mp_msg *m)
 {
 	mp_err e;
@@ -933,6 +1031,8 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 			return -1;
 		}
 	}
+	if (w->nt)
+		return netrace_next(w, m);
 	for (;;) {
 		int rc = mp_csv_next(w->csv);
 		if (rc < 0) {
@@ -1089,9 +1189,22 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 	rc |= mp_hdr_setf(h, "pe_time", "%g", w->pe_time);
 	rc |= mp_hdr_setf(h, "payload", "%u", w->payload);
 	rc |= mp_hdr_setf(h, "seed", "%llu", (unsigned long long)c->seed);
-	if (c->replay) {
+	if (c->replay && w->nt) {
+		rc |= mp_hdr_set(h, "workload", "netrace");
+		rc |= mp_hdr_set(h, "replay", c->replay);
+		rc |= mp_hdr_set(h, "netrace.benchmark",
+				 mp_netrace_benchmark(w->nt));
+		rc |= mp_hdr_setf(h, "netrace.nodes", "%u",
+				  mp_netrace_nodes(w->nt));
+		rc |= mp_hdr_setf(h, "netrace.cycles", "%llu",
+				  (unsigned long long)mp_netrace_cycles(w->nt));
+		rc |= mp_hdr_setf(h, "netrace.packets", "%llu",
+				  (unsigned long long)mp_netrace_packets(w->nt));
+	} else if (c->replay) {
 		rc |= mp_hdr_set(h, "workload", "replay");
 		rc |= mp_hdr_set(h, "replay", c->replay);
+	}
+	if (c->replay) {
 		rc |= mp_hdr_setf(h, "time_scale", "%g", c->time_scale);
 		if (c->remap)
 			rc |= mp_hdr_set(h, "remap", c->remap);

@@ -70,12 +70,18 @@ struct mp_wl_cfg {
 	double gt_load;        /* load of a separate GT stream; 0: none */
 	unsigned gt_length;    /* packets per message of that stream */
 	double adaptive_share; /* fraction of messages with route=2 */
-	const char *replay;    /* CSV trace to replay; NULL: generate */
+	const char *replay;    /* trace to replay; NULL: generate */
+	int replay_fmt;        /* MP_WL_CSV or MP_WL_NETRACE */
+	int replay_fd;         /* Netrace: an open descriptor giving the
+				  uncompressed trace, or -1 to open replay */
 	double time_scale;     /* replay: multiply trace times */
 	const char *remap;     /* replay: "old:new,..." or NULL */
 	int remap_mod;         /* replay: node ids modulo the node count */
 	int drop_self;         /* replay: skip rows with src == dst */
 };
+
+/* Trace formats of replay. */
+enum { MP_WL_CSV = 0, MP_WL_NETRACE = 1 };
 
 /* Set c to the defaults: bimodal 1..5 / 25 with 10% long, Poisson,
  * uniform destinations, seed 1, load not set. */

@@ -3,6 +3,10 @@
  * netrun: a generated workload (lib/mp_workload) for a preset's fabric,
  * or a recorded CSV trace replayed. Options, wiring and output only.
  */
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,7 +25,8 @@
 static const char synopsis[] =
 	"usage: wlgen [--preset NAME] [--size N | --topo SPEC] --load U\n"
 	"             (-n N | --duration T) [options]\n"
-	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n";
+	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n"
+	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n";
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
 	"  --preset NAME        fabric and workload preset (po2, fedx, torus;\n"
@@ -48,6 +53,7 @@ static const char options_text[] =
 	"  --adaptive-share P   percentage of messages marked adaptive (route=2)\n"
 	"  --seed S             random seed (default 1)\n"
 	"  --replay FILE        replay a CSV trace (time,src,dst,packets|bytes)\n"
+	"  --netrace FILE       replay a Netrace trace (bzip2-compressed or not)\n"
 	"  --time-scale X       replay: multiply trace times by X, then round\n"
 	"  --remap LIST         replay: node ids old:new,old:new...\n"
 	"  --remap-mod          replay: node ids modulo the node count\n"
@@ -110,6 +116,66 @@ static const char *const gen_only[] = {
 static const char *const replay_only[] = { "drop-self", "remap", "remap-mod",
 					   "time-scale", NULL };
 
+/*
+ * Open a Netrace trace for reading; a bzip2-compressed one (magic "BZh")
+ * is read through `bzip2 -dc`, whose pid goes to *child. Returns the
+ * descriptor of the uncompressed bytes; exits on failure.
+ */
+static int open_netrace(const char *path, pid_t *child)
+{
+	unsigned char m[3];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	if (pread(fd, m, 3, 0) != 3 || memcmp(m, "BZh", 3) != 0)
+		return fd;
+	int p[2];
+	if (pipe(p) < 0)
+		die("pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(fd, 0);
+		dup2(p[1], 1);
+		close(fd);
+		close(p[0]);
+		close(p[1]);
+		/* wlgen ignores SIGPIPE; the decompressor must die of it
+		 * when wlgen stops reading early, not report an error. */
+		signal(SIGPIPE, SIG_DFL);
+		/* Its diagnostics would only repeat ours. */
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 2);
+		execlp("bzip2", "bzip2", "-dc", (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	close(p[1]);
+	*child = pid;
+	return p[0];
+}
+
+/*
+ * Close the decompressor's pipe and wait for it (nothing to do when
+ * child < 0). Returns 0, or -1 when it failed (a corrupt or truncated
+ * file; a decompressor stopped by the closed pipe has not failed).
+ */
+static int reap(pid_t child, int fd)
+{
+	int st;
+	if (child < 0)
+		return 0;
+	close(fd);
+	while (waitpid(child, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE)
+		return 0;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 static int listed(const char *const *list, const char *name)
 {
 	for (; *list; list++)
@@ -165,6 +231,7 @@ int main(int argc, char *argv[])
 		{ "long", required_argument, NULL, O_WL },
 		{ "long-len", required_argument, NULL, O_WL },
 		{ "messages", required_argument, NULL, 'n' },
+		{ "netrace", required_argument, NULL, O_WL },
 		{ "nodes", required_argument, NULL, O_NODES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "payload", required_argument, NULL, O_WL },
@@ -289,6 +356,10 @@ int main(int argc, char *argv[])
 	if (!wc.replay && !has_n && !has_dur)
 		usage_error("give -n or --duration");
 
+	pid_t unzip = -1;
+	if (wc.replay && wc.replay_fmt == MP_WL_NETRACE &&
+	    strcmp(wc.replay, "-") != 0)
+		wc.replay_fd = open_netrace(wc.replay, &unzip);
 	mp_workload *w = mp_workload_new(&wc, &cfg, &err);
 	if (!w)
 		usage_error("%s", err.msg);
@@ -298,8 +369,12 @@ int main(int argc, char *argv[])
 		usage_error("--nodes: the fabric (%s) has %u nodes, not %llu", topo,
 			    mp_workload_nodes(w), (unsigned long long)nodes);
 	}
-	if (mp_workload_start(w, &err) < 0)
+	if (mp_workload_start(w, &err) < 0) {
+		if (reap(unzip, wc.replay_fd) < 0)
+			die("%s: bzip2 -dc failed: the file is corrupt or "
+			    "truncated", wc.replay);
 		die("%s", err.msg);
+	}
 
 	mp_hdr *h = mp_hdr_new(MP_KIND_MESSAGES);
 	if (!h)
@@ -340,8 +415,13 @@ int main(int argc, char *argv[])
 			else
 				close(STDOUT_FILENO);
 			mp_writer_close(wr, NULL);
-			fprintf(stderr, "%swlgen: %s\n", shown ? "\n" : "",
-				mp_workload_error(w));
+			if (reap(unzip, wc.replay_fd) < 0)
+				fprintf(stderr, "%swlgen: %s: bzip2 -dc failed: the "
+						"file is corrupt or truncated\n",
+					shown ? "\n" : "", wc.replay);
+			else
+				fprintf(stderr, "%swlgen: %s\n", shown ? "\n" : "",
+					mp_workload_error(w));
 			mp_workload_free(w);
 			free(wl);
 			free(fab);
@@ -363,6 +443,15 @@ int main(int argc, char *argv[])
 	if (shown)
 		fprintf(stderr, "\rwlgen: %llu messages, time %llu\n",
 			(unsigned long long)count, (unsigned long long)rec.msg.time);
+	if (reap(unzip, wc.replay_fd) < 0) {
+		if (out && strcmp(out, "-") != 0)
+			unlink(out);
+		else
+			close(STDOUT_FILENO);
+		mp_writer_close(wr, NULL);
+		die("%s: bzip2 -dc failed: the file is corrupt or truncated",
+		    wc.replay);
+	}
 	mp_workload_free(w);
 	free(wl);
 	free(fab);
