@@ -801,8 +801,8 @@ static void arb_pe(mp_fabric *f, uint32_t x)
 	else if (!inj)
 		eject = 1;
 	else if (c->eject_priority && c->buffer_limit_dest &&
-		 n->dest >= c->buffer_limit_dest)
-		eject = 1;
+		 n->dest >= c->buffer_limit_dest && !n->force)
+		eject = 1; /* a timed-out source still gets its one attempt */
 	else if (c->pe_arb == MP_PE_INJECT_FIRST)
 		eject = 0;
 	else if (c->pe_arb == MP_PE_EJECT_FIRST)
