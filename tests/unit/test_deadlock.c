@@ -46,7 +46,10 @@
  *    lower class again.
  *
  * In a deadlock every packet waits for ever; take one with the smallest
- * q. At q = 0 the PE port ejects it. Otherwise the neighbour it waits
+ * q. At q = 0 the PE port ejects it (the fair PE port of the presets, or
+ * --pe-arb eject; with --pe-arb inject, injections refused over and over
+ * can keep the port from ejecting, and netrun's detector reports that as
+ * a deadlock: the rule cannot help there). Otherwise the neighbour it waits
  * for refuses because free <= q-1, so it holds more than B-q packets
  * while (I) allows at most B-q with q or more to go: one of them has
  * fewer than q to go and also waits for ever, a contradiction.
