@@ -1234,6 +1234,21 @@ const char *mp_writer_error(const mp_writer *w)
 	return w->err;
 }
 
+void mp_writer_abort(mp_writer *w)
+{
+	if (!w)
+		return;
+	/* What is buffered is dropped, and a compressed frame is left
+	 * unfinished, so nothing can pass for a complete stream. */
+	if (w->fd >= 0)
+		close(w->fd);
+	ZSTD_freeCCtx(w->cctx);
+	free(w->wb);
+	free(w->ob);
+	free(w->name);
+	free(w);
+}
+
 int mp_writer_close(mp_writer *w, mp_err *err)
 {
 	int rc = 0;

@@ -69,8 +69,8 @@ int mp_hdr_get_double(const mp_hdr *h, const char *key, double *v);
 
 /*
  * Append a provenance entry: program name, library version, the seed
- * (when has_seed) and the arguments, shell-quoted. Returns -1 when out
- * of memory.
+ * (when has_seed) and the arguments after the program name (argv[0] is
+ * not one of them), shell-quoted. Returns -1 when out of memory.
  */
 int mp_hdr_add_prov(mp_hdr *h, const char *prog, int argc, char *const argv[],
 		    int has_seed, uint64_t seed);
@@ -152,6 +152,13 @@ uint64_t mp_writer_count(const mp_writer *w, int tag);
  * in err. w may be NULL.
  */
 int mp_writer_close(mp_writer *w, mp_err *err);
+
+/*
+ * Give up on a stream: write no trailer, close the descriptor and free.
+ * A reader downstream then reports the stream as cut short instead of
+ * taking what was written as complete. w may be NULL.
+ */
+void mp_writer_abort(mp_writer *w);
 
 /* Message of the last failure of w. */
 const char *mp_writer_error(const mp_writer *w);

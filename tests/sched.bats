@@ -35,7 +35,7 @@ setup() {
 	[[ "$output" == *"sched.policy=alpha"* ]]
 	[[ "$output" == *"sched.alpha=8"* ]]
 	[[ "$output" == *"sched.class_priority=0"* ]]
-	[[ "$output" == *"prov 2: sched 0.1.0 args=sched --alpha 8 $T/w.mps"* ]]
+	[[ "$output" == *"prov 2: sched 0.1.0 args=--alpha 8 $T/w.mps"* ]]
 	run mpcat -n "$T/i.mps"
 	[ "$output" = "inj 100" ]
 	# same messages, field for field

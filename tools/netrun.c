@@ -368,7 +368,7 @@ int main(int argc, char **argv)
 		die("out of memory");
 	mp_hdr_set_kind(oh, MP_KIND_DELIVERIES);
 	set_fabric_meta(oh, &cfg, f, seed);
-	mp_hdr_add_prov(oh, prog, argc + optind, argv - optind, 1, seed);
+	mp_hdr_add_prov(oh, prog, argc + optind - 1, argv - optind + 1, 1, seed);
 	out.w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);
 	if (!out.w)
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		rc = mp_reader_next(r, &rec);
 		if (rc < 0) {
-			mp_writer_close(out.w, NULL);
+			mp_writer_abort(out.w);
 			die("%s", mp_reader_error(r));
 		}
 		if (rc == 0)
@@ -426,6 +426,7 @@ int main(int argc, char **argv)
 		const char *we = mp_writer_error(out.w);
 		if (we[0])
 			die("%s", we);
+		mp_writer_abort(out.w);
 		die("%s: record %llu: %s", in,
 		    (unsigned long long)mp_reader_recno(r), mp_fabric_error(f));
 	}

@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	mp_hdr_set(oh, "sched.class_priority", class_prio ? "1" : "0");
 	if (segment)
 		mp_hdr_setf(oh, "payload", "%llu", (unsigned long long)segment);
-	mp_hdr_add_prov(oh, prog, nargc, nargv, 0, 0);
+	mp_hdr_add_prov(oh, prog, nargc - 1, nargv + 1, 0, 0);
 	mp_writer *w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);
 	if (!w)
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (rc < 0) {
-		mp_writer_close(w, NULL);
+		mp_writer_abort(w);
 		die(1, "%s", mp_reader_error(r));
 	}
 	if (mp_writer_close(w, &err) < 0)

@@ -392,7 +392,7 @@ int main(int argc, char *argv[])
 				  (unsigned long long)nmsgs) < 0) ||
 	    (has_dur && mp_hdr_setf(h, "duration", "%llu",
 				    (unsigned long long)duration) < 0) ||
-	    mp_hdr_add_prov(h, "wlgen", orig_argc, orig_argv, 1, wc.seed) < 0)
+	    mp_hdr_add_prov(h, "wlgen", orig_argc - 1, orig_argv + 1, 1, wc.seed) < 0)
 		die("header: out of memory");
 	mp_writer *wr = mp_writer_open(out, h, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(h);
@@ -412,9 +412,7 @@ int main(int argc, char *argv[])
 			 * downstream sees it truncated, not complete. */
 			if (out && strcmp(out, "-") != 0)
 				unlink(out);
-			else
-				close(STDOUT_FILENO);
-			mp_writer_close(wr, NULL);
+			mp_writer_abort(wr);
 			if (reap(unzip, wc.replay_fd) < 0)
 				fprintf(stderr, "%swlgen: %s: bzip2 -dc failed: the "
 						"file is corrupt or truncated\n",
@@ -446,9 +444,7 @@ int main(int argc, char *argv[])
 	if (reap(unzip, wc.replay_fd) < 0) {
 		if (out && strcmp(out, "-") != 0)
 			unlink(out);
-		else
-			close(STDOUT_FILENO);
-		mp_writer_close(wr, NULL);
+		mp_writer_abort(wr);
 		die("%s: bzip2 -dc failed: the file is corrupt or truncated",
 		    wc.replay);
 	}
