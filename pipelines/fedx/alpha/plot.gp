@@ -1,7 +1,6 @@
 # plot.gp: the figures of Fed-X study (b) from results.csv: mean message
 # latency against offered load, one curve per alpha, for short, long and
-# all messages (short.png, long.png, all.png in dir), and the latency of
-# each alpha relative to FIFO at the same load (ratio.png, short and long).
+# all messages (short.png, long.png, all.png in dir).
 #
 # gnuplot -e "data='out/results.csv'; dir='out/plots'" plot.gp
 #
