@@ -31,9 +31,11 @@ awk -v s="$scale" 'BEGIN { exit !(s + 0 > 0) }' ||
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time as /usr/bin/time" >&2; exit 1; }
 freeze_tools wlgen sched netrun lstat mpcat || exit 1
 
-# newn N ELAPSED MIN TARGET CAP: N, or when a run of N took less than MIN
+# newn N SECONDS MIN TARGET CAP: N, or when a run of N took less than MIN
 # seconds, N scaled up to take about TARGET seconds (at most 100 times, at
-# most CAP); then times BENCH_N_SCALE, at least 100.
+# most CAP); then times BENCH_N_SCALE, at least 100.  The seconds are CPU
+# seconds, which other work on the machine inflates less than elapsed
+# time.
 newn() {
 	awk -v n="$1" -v e="$2" -v lo="$3" -v t="$4" -v cap="$5" -v s="$scale" '
 	BEGIN {
@@ -48,9 +50,9 @@ newn() {
 	}'
 }
 
-# last_s LOG: the elapsed seconds of the last run logged in LOG.
-last_s() {
-	tail -n 1 "$1" | awk '{ print $1 }'
+# last_cpu LOG: the CPU seconds of the last run logged in LOG.
+last_cpu() {
+	tail -n 1 "$1" | awk '{ print $3 }'
 }
 
 # table: print the rows of $tmp/table, "|"-separated, as aligned columns
@@ -106,7 +108,8 @@ echo "of $runs runs with the min..max spread in brackets; compare figures from"
 echo "one report, and ratios only where both sides were measured here."
 echo "Elapsed time is wall-clock time (date +%s%N around the run); peak RSS"
 echo "is GNU time's maximum resident set size.  Trace lengths are calibrated"
-echo "so that each run takes about a second (see the messages columns)."
+echo "so that each run takes about a second of CPU time (see the messages"
+echo "columns)."
 echo "The programs of tools/ are copied aside at the start, so that a rebuild"
 echo "of the tree during the run does not change what is measured."
 
@@ -124,7 +127,7 @@ while ref_config $i; do
 	wlgen $wargs -n "$n" --seed 1 --raw -o "$tmp/$name.raw" || exit 1
 	: >"$tmp/cal.t"
 	timed "$tmp/cal.t" netrun $nargs -k -o /dev/null "$tmp/$name.raw" 2>/dev/null
-	n2=$(newn "$n" "$(last_s "$tmp/cal.t")" 0.7 1.5 10000000)
+	n2=$(newn "$n" "$(last_cpu "$tmp/cal.t")" 0.5 1.2 10000000)
 	if [ "$n2" != "$n" ]; then
 		n=$n2
 		wlgen $wargs -n "$n" --seed 1 --raw -o "$tmp/$name.raw" || exit 1
@@ -263,25 +266,54 @@ stage() {
 
 echo "stage|messages|records|compressed M rec/s|raw M rec/s|comp/raw|by CPU|RSS MB comp|RSS MB raw" >"$tmp/table"
 
+# pair_factor COMP-CMD RAW-CMD: after one run of each, by how much the
+# input must grow for the raw run to take about 0.3 CPU seconds or the
+# compressed one 1.5, whichever comes first (raw runs are much faster: they
+# set the resolution, the compressed ones the time the bench takes); 1
+# when that is less than 1.5, at most 100.
+pair_factor() {
+	: >"$tmp/cal.c"
+	: >"$tmp/cal.r"
+	timed "$tmp/cal.c" sh -c "$1"
+	timed "$tmp/cal.r" sh -c "$2"
+	awk -v c="$(last_cpu "$tmp/cal.c")" -v r="$(last_cpu "$tmp/cal.r")" 'BEGIN {
+		fr = 0.3 / (r > 0.005 ? r : 0.005); fc = 1.5 / (c > 0.005 ? c : 0.005)
+		f = fr < fc ? fr : fc
+		print (f < 1.5 ? 1 : f > 100 ? 100 : f) }'
+}
+
+# scale_n N FACTOR CAP: N times FACTOR (rounded up to thousands when
+# FACTOR > 1, at most CAP), times BENCH_N_SCALE, at least 100.
+scale_n() {
+	awk -v n="$1" -v f="$2" -v cap="$3" -v s="$scale" 'BEGIN {
+		if (f > 1) n = int(n * f / 1000 + 0.999) * 1000
+		if (n > cap) n = cap
+		n = int(n * s)
+		print (n < 100 ? 100 : n) }'
+}
+
 # wlgen
 progress "wlgen: calibrating"
-n=2000000
-: >"$tmp/cal.t"
-timed "$tmp/cal.t" wlgen $pw -n $n --seed 1 --raw -o /dev/null
-n=$(newn $n "$(last_s "$tmp/cal.t")" 0.4 0.6 50000000)
+n=1000000
+f=$(pair_factor "wlgen $pw -n $n --seed 1 -o /dev/null" \
+    "wlgen $pw -n $n --seed 1 --raw -o /dev/null")
+n=$(scale_n $n "$f" 50000000)
 stage wlgen "$n" "$n" "wlgen $pw -n $n --seed 1 -o /dev/null" \
     "wlgen $pw -n $n --seed 1 --raw -o /dev/null"
 
 # sched
 progress "sched: calibrating"
-n=4000000
+n=1000000
 wlgen $pw -n $n --seed 1 --raw -o "$tmp/w.raw"
-: >"$tmp/cal.t"
-timed "$tmp/cal.t" sched --alpha 8 --raw -o /dev/null "$tmp/w.raw"
-n2=$(newn $n "$(last_s "$tmp/cal.t")" 0.4 0.6 50000000)
-[ "$n2" = "$n" ] || wlgen $pw -n "$n2" --seed 1 --raw -o "$tmp/w.raw"
-n=$n2
 mpcat -o "$tmp/w.mps" "$tmp/w.raw"
+f=$(pair_factor "sched --alpha 8 -o /dev/null $tmp/w.mps" \
+    "sched --alpha 8 --raw -o /dev/null $tmp/w.raw")
+n2=$(scale_n $n "$f" 50000000)
+if [ "$n2" != "$n" ]; then
+	n=$n2
+	wlgen $pw -n $n --seed 1 --raw -o "$tmp/w.raw"
+	mpcat -o "$tmp/w.mps" "$tmp/w.raw"
+fi
 stage sched "$n" "$n" "sched --alpha 8 -o /dev/null $tmp/w.mps" \
     "sched --alpha 8 --raw -o /dev/null $tmp/w.raw"
 rm -f "$tmp/w.raw" "$tmp/w.mps"
@@ -290,28 +322,27 @@ rm -f "$tmp/w.raw" "$tmp/w.mps"
 progress "netrun: calibrating"
 n=50000
 wlgen $pw -n $n --seed 1 | sched --alpha 8 --raw -o "$tmp/s.raw"
-: >"$tmp/cal.t"
-timed "$tmp/cal.t" netrun $pn --raw -o "$tmp/d.raw" "$tmp/s.raw"
-n2=$(newn $n "$(last_s "$tmp/cal.t")" 0.7 1.0 10000000)
+mpcat -o "$tmp/s.mps" "$tmp/s.raw"
+f=$(pair_factor "netrun $pn -o /dev/null $tmp/s.mps" \
+    "netrun $pn --raw -o /dev/null $tmp/s.raw")
+n2=$(scale_n $n "$f" 10000000)
 if [ "$n2" != "$n" ]; then
 	n=$n2
 	wlgen $pw -n $n --seed 1 | sched --alpha 8 --raw -o "$tmp/s.raw"
-	netrun $pn --raw -o "$tmp/d.raw" "$tmp/s.raw"
+	mpcat -o "$tmp/s.mps" "$tmp/s.raw"
 fi
+netrun $pn --raw -o "$tmp/d.raw" "$tmp/s.raw"
 recs=$(count_records "$tmp/d.raw")
-mpcat -o "$tmp/s.mps" "$tmp/s.raw"
 stage netrun "$n" "$recs" "netrun $pn -o /dev/null $tmp/s.mps" \
     "netrun $pn --raw -o /dev/null $tmp/s.raw"
 rm -f "$tmp/s.raw" "$tmp/s.mps"
 
 # lstat: K copies of the deliveries of $n messages.
 progress "lstat: calibrating"
-: >"$tmp/cal.t"
-timed "$tmp/cal.t" lstat "$tmp/d.raw" >/dev/null
-k=$(newn 1000 "$(last_s "$tmp/cal.t")" 0.4 0.6 100000 | awk '{ print int($1 / 1000 + 0.5) }')
-[ "$k" -ge 1 ] || k=1
 mv "$tmp/d.raw" "$tmp/d1.raw"
 mpcat -o "$tmp/d1.mps" "$tmp/d1.raw"
+f=$(pair_factor "lstat $tmp/d1.mps >/dev/null" "lstat $tmp/d1.raw >/dev/null")
+k=$(awk -v f="$f" -v s="$scale" 'BEGIN { k = int(f * s + 0.5); print (k < 1 ? 1 : k) }')
 : >"$tmp/d.raw"
 : >"$tmp/d.mps"
 j=0
@@ -335,10 +366,10 @@ echo
 e2e_c="wlgen $pw -n N --seed 1 | sched --alpha 8 | netrun $pn | lstat"
 e2e_r="wlgen $pw -n N --seed 1 --raw | sched --alpha 8 --raw | netrun $pn --raw | lstat"
 progress "pipeline: calibrating"
-n=50000
+n=100000
 : >"$tmp/cal.t"
 timed "$tmp/cal.t" sh -c "$(echo "$e2e_r" | sed "s/-n N/-n $n/") >/dev/null"
-n=$(newn $n "$(last_s "$tmp/cal.t")" 0.7 1.5 10000000)
+n=$(newn $n "$(last_cpu "$tmp/cal.t")" 0.5 1.2 10000000)
 c=$(echo "$e2e_c" | sed "s/-n N/-n $n/")
 w=$(echo "$e2e_r" | sed "s/-n N/-n $n/")
 echo "Run alternately, $runs times each, N = $n messages, to /dev/null:"

@@ -3,7 +3,8 @@
 # and the callgrind figures.  The caller sets $tmp to a scratch directory.
 
 # ref_config I: set name, wargs (wlgen), nargs (netrun), base_n (messages
-# for a timed run at the current speed, ~1 s) and cg_n (messages for the
+# for a timed run, about a CPU second when this was written; bench.sh
+# scales it up when netrun gets faster) and cg_n (messages for the
 # callgrind run) for reference configuration I (1..ref_count).
 ref_count=8
 ref_config() {
@@ -11,19 +12,19 @@ ref_config() {
 	1) name=po2-0.5-deterministic
 	   wargs="--preset po2 --long 10 --load 0.5"
 	   nargs="--preset po2 --route deterministic"
-	   base_n=60000 cg_n=3000 ;;
+	   base_n=100000 cg_n=3000 ;;
 	2) name=po2-0.5-best
 	   wargs="--preset po2 --long 10 --load 0.5"
 	   nargs="--preset po2 --route best"
-	   base_n=60000 cg_n=3000 ;;
+	   base_n=100000 cg_n=3000 ;;
 	3) name=po2-0.5-derouting
 	   wargs="--preset po2 --long 10 --load 0.5"
 	   nargs="--preset po2 --route derouting"
-	   base_n=60000 cg_n=3000 ;;
+	   base_n=100000 cg_n=3000 ;;
 	4) name=po2-0.9-deterministic
 	   wargs="--preset po2 --long 10 --load 0.9"
 	   nargs="--preset po2 --route deterministic"
-	   base_n=30000 cg_n=3000 ;;
+	   base_n=50000 cg_n=3000 ;;
 	5) name=po2-0.9-best
 	   wargs="--preset po2 --long 10 --load 0.9"
 	   nargs="--preset po2 --route best"
@@ -135,7 +136,9 @@ callgrind() {
 
 # cg_top OUT HOPS [K]: the K (default 10) functions with the most
 # instructions of their own in callgrind profile OUT, as Ir per packet-hop,
-# share of the total and file:function with directories left out.
+# share of the total and file:function with directories left out (code
+# inlined from a header shows as header:function), the library in
+# parentheses unless it is netrun itself.
 cg_top() {
 	callgrind_annotate --auto=no --threshold=100 --inclusive=no "$1" |
 	    awk -v hops="$2" -v k="${3:-10}" '
@@ -148,7 +151,7 @@ cg_top() {
 			fn = f[1]; sub(/^.*\//, "", fn)
 			obj = f[2]; gsub(/[][]/, "", obj); sub(/^.*\//, "", obj)
 			if (fn ~ /^\?\?\?/) { sub(/0x0*/, "0x", fn); fn = fn " (" obj ")" }
-			else if (obj != "netrun") fn = fn " (" obj ")"
+			else if (obj != "" && obj != "netrun") fn = fn " (" obj ")"
 			printf "  %10.1f  %6.2f%%  %s\n", ir / hops, 100 * ir / total, fn
 			sum += ir; n++
 		}
