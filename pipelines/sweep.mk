@@ -22,8 +22,11 @@
 # is written to a temporary name and renamed when complete, so an
 # interrupted or failed run never leaves a file make would take as done.
 #
-# LAUNCH selects how points run: local (default; use make -j) or any
-# launcher in pipelines/launch-<name>.sh (see pipelines/README.md).
+# LAUNCH selects how points run: local (default; use make -j), slurm (the
+# points go to a Slurm cluster as one job array, batched SLURM_BATCH points
+# to a task; options SLURM_PARTITION, SLURM_TIME, SLURM_CPUS, SLURM_ARGS),
+# or any launcher in pipelines/launch-<name>.sh. The files are the same
+# whichever ran them. See pipelines/README.md.
 #
 # Each stage prints one line ("po2: dlv uniform_best_0.50_1"); V=1 prints
 # the commands instead.
@@ -70,24 +73,46 @@ $(call MSG_FILE,$(1)): $(k) := $(call sweep_val,$(1),$(k))
 endef
 $(foreach p,$(POINTS),$(eval $(call sweep_point,$(p))))
 
-# Runs a stage command for target $@ through the launcher.
+# Runs a stage command for target $@ through the launcher:
+# $(RUN) TARGET 'COMMAND' PREREQUISITES...
 RUN = $(TOP)/pipelines/launch-$(LAUNCH).sh
 
-$(OUT)/msg/%.mps:
+# A launcher other than local is first called once, as $(RUN) --batch
+# (sweep-launch, before any stage file), to make every stage file the goals
+# need in one go, e.g. as one Slurm job array running `make LAUNCH=local`
+# on groups of points; the stage recipes then only check that their file
+# was made. It reads its options from the environment, and asks make
+# (make -n SWEEP_LIST=1) which files are out of date and what each point's
+# files are.
+ifneq ($(LAUNCH),local)
+SWEEP_FIRST := sweep-launch
+SWEEP_MAKE = $(MAKE)
+export SLURM_PARTITION SLURM_TIME SLURM_BATCH SLURM_CPUS SLURM_ARGS
+sweep-launch:
+	@SWEEP_MAKE='$(SWEEP_MAKE)' SWEEP_DIR='$(CURDIR)' \
+	SWEEP_MAKEFILE='$(abspath $(firstword $(MAKEFILE_LIST)))' \
+	SWEEP_GOALS='$(MAKECMDGOALS)' SWEEP_OUT='$(abspath $(OUT))' $(RUN) --batch
+.PHONY: sweep-launch
+endif
+ifneq ($(SWEEP_LIST),)
+$(foreach p,$(POINTS),$(info sweep-point $(call STAT_FILE,$(p)) $(call DLV_FILE,$(p)) $(call MSG_FILE,$(p))))
+endif
+
+$(OUT)/msg/%.mps: | $(SWEEP_FIRST)
 	@mkdir -p $(@D)
 	$(call sweep_say,msg)
-	$(Q)$(RUN) $@ '$(msg_cmd)'
+	$(Q)$(RUN) $@ '$(msg_cmd)' $^
 
-$(OUT)/dlv/%.mps:
+$(OUT)/dlv/%.mps: | $(SWEEP_FIRST)
 	@mkdir -p $(@D)
 	$(call sweep_say,dlv)
-	$(Q)$(RUN) $@ '$(dlv_cmd)'
+	$(Q)$(RUN) $@ '$(dlv_cmd)' $^
 
 # One CSV row per lstat group, prefixed with the point's axis values.
-$(OUT)/stat/%.csv:
+$(OUT)/stat/%.csv: | $(SWEEP_FIRST)
 	@mkdir -p $(@D)
 	$(call sweep_say,stat)
-	$(Q)$(RUN) $@ '$(stat_cmd) | awk -v pre="$(subst $(space),$(comma),$(foreach k,$(AXES),$($(k))))" -v hdr="$(subst $(space),$(comma),$(AXES))" '\''{ print (NR == 1 ? hdr : pre) "," $$0 }'\'''
+	$(Q)$(RUN) $@ '$(stat_cmd) | awk -v pre="$(subst $(space),$(comma),$(foreach k,$(AXES),$($(k))))" -v hdr="$(subst $(space),$(comma),$(AXES))" '\''{ print (NR == 1 ? hdr : pre) "," $$0 }'\''' $^
 
 # All points, in the order of the axes (not of completion), so the
 # result does not depend on -j.
