@@ -38,7 +38,7 @@ runs=0
 verdict() {
 	load=$(awk -v x="$1" 'BEGIN { printf "%.2f", x / 100 }')
 	f=$out/stat/${case}_${load}_${seed}.csv
-	$make -s -C "$dir" "$f" OUT="$out" case="$case" load="$load" seed="$seed" >&2
+	$make -s --no-print-directory -C "$dir" "$f" OUT="$out" case="$case" load="$load" seed="$seed" >&2
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["group"] == "all" {
 			s = $c["status"] == "saturated" || $c["status"] == "deadlock" ||
