@@ -199,7 +199,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 	if (strcmp(name, "route") == 0) {
 		if (strcmp(val, "adaptive") == 0 || strcmp(val, "minimal") == 0)
 			val = "best";
-		return pick(val, route_names, 3, &c->route, name, err);
+		if (pick(val, route_names, 3, &c->route, name, NULL) == 0)
+			return 0;
+		return mp_err_set(err, "--route: '%s' is not one of deterministic|"
+				       "best|adaptive|derouting", val);
 	}
 	if (strcmp(name, "buffers") == 0)
 		return uns(val, 1, 1000000, &c->buffers, name, err);
