@@ -100,22 +100,20 @@ batch() {
 	fi
 	command -v sbatch >/dev/null 2>&1 || die "sbatch not found: LAUNCH=slurm needs a Slurm client on this machine"
 
-	# Task i's points, one a line, in points.i: whole groups while they
-	# fit, a group larger than a task split over tasks.
-	awk -v size="$size" -v dir="$job" '
-	{ g[NR] = $1; f[NR] = $2; count[$1]++ }
-	END {
-		t = 0; k = 0
-		for (i = 1; i <= NR; i++) {
-			if (k > 0 && (k == size || (g[i] != g[i - 1] && k + count[g[i]] > size))) {
-				t++; k = 0
-			}
-			print f[i] > (dir "/points." t)
-			k++
-		}
-		print t + 1 > (dir "/tasks")
-	}' "$job/points"
-	tasks=$(cat "$job/tasks")
+	# A job array has at most MaxArraySize tasks: pack more points to a
+	# task if there would be more.
+	tasks=$(pack "$size")
+	max=$(scontrol show config 2>/dev/null | awk '$1 == "MaxArraySize" { print $3 }')
+	case $max in '' | *[!0-9]*) max=$tasks ;; esac
+	if [ "$tasks" -gt "$max" ]; then
+		least=$(((n + max - 1) / max))
+		size=$((size + 1))
+		[ "$size" -lt "$least" ] && size=$least
+		while tasks=$(pack "$size") && [ "$tasks" -gt "$max" ]; do
+			size=$((size + 1))
+		done
+		echo "$me: SLURM_BATCH raised to $size: the cluster's job arrays take at most $max tasks"
+	fi
 
 	cat > "$job/job.sh" <<-EOF
 	#!/bin/sh
@@ -152,16 +150,43 @@ batch() {
 	exit 1
 }
 
+# Packs the points into tasks of up to $1 points, task i's in points.i,
+# one a line: whole groups while they fit, a group larger than a task
+# split over tasks. Prints the number of tasks.
+pack() {
+	rm -f "$job"/points.*
+	awk -v size="$1" -v dir="$job" '
+	{ g[NR] = $1; f[NR] = $2; count[$1]++ }
+	END {
+		t = 0; k = 0
+		for (i = 1; i <= NR; i++) {
+			if (k > 0 && (k == size || (g[i] != g[i - 1] && k + count[g[i]] > size))) {
+				close(dir "/points." t)
+				t++; k = 0
+			}
+			print f[i] > (dir "/points." t)
+			k++
+		}
+		print t + 1
+	}' "$job/points"
+}
+
 # Wait for job $id to leave the queue. Not sbatch --wait: it polls at
 # 2, 10, 42 s ..., long for a short sweep. Here every second for the first
 # half minute, then less often, up to every 10 s.
 wait_job() {
 	t=0
+	said=
 	while :; do
 		if q=$(squeue -h -j "$id" -o %i 2> "$job/squeue.err"); then
 			[ -z "$q" ] && return 0
+			said=
 		elif grep -q 'Invalid job id' "$job/squeue.err"; then
 			return 0
+		elif [ -z "$said" ]; then
+			# Say once that the controller does not answer; keep asking.
+			echo "$me: job $id: squeue failed, still waiting: $(tail -n 1 "$job/squeue.err")" >&2
+			said=1
 		fi
 		dt=$((1 + t / 30))
 		[ $dt -gt 10 ] && dt=10
