@@ -271,6 +271,8 @@ int main(int argc, char *argv[])
 			usage(stdout);
 			free(wl);
 			free(fab);
+			if (fclose(stdout) != 0)
+				die("stdout: write failed: %s", strerror(errno));
 			return 0;
 		case 'n':
 			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 50, &nmsgs,
