@@ -34,7 +34,6 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 .DELETE_ON_ERROR:
-.SECONDARY:
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 export PATH := $(TOP)/tools:$(PATH)
