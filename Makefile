@@ -84,7 +84,21 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh pipelines/demo.sh
 
-bench: deps
+# GNU time and valgrind measure the benchmarks.
+bench-deps:
+	@missing=; \
+	test -x /usr/bin/time || missing="$$missing time"; \
+	command -v valgrind >/dev/null 2>&1 || missing="$$missing valgrind"; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing$$missing"; \
+		if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+			echo "make: need root and apt-get to install:$$missing" >&2; exit 1; \
+		fi; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null || exit 1; \
+	fi
+
+bench: deps bench-deps
 	@$(MAKE) --no-print-directory all
 	@sh pipelines/bench/bench.sh
 
@@ -107,7 +121,7 @@ clean:
 	rm -f lib/*.o lib/*.d $(LIB) lib/.cflags $(PROGS) tools/*.d $(UNITS) tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: all check units demo bench fuzz soak install clean deps FORCE
+.PHONY: all check units demo bench bench-deps fuzz soak install clean deps FORCE
 .SECONDARY: $(LIB_OBJ)
 
 -include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d)
