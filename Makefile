@@ -85,7 +85,7 @@ demo: deps
 	@sh pipelines/demo.sh
 
 # GNU time and valgrind measure the benchmarks.
-bench-deps:
+bench-deps: deps
 	@missing=; \
 	test -x /usr/bin/time || missing="$$missing time"; \
 	command -v valgrind >/dev/null 2>&1 || missing="$$missing valgrind"; \
@@ -98,7 +98,7 @@ bench-deps:
 		apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null || exit 1; \
 	fi
 
-bench: deps bench-deps
+bench: bench-deps
 	@$(MAKE) --no-print-directory all
 	@sh pipelines/bench/bench.sh
 
