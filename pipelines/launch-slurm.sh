@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run the points of a sweep on a Slurm cluster: what LAUNCH=slurm selects
-# for any study under pipelines/ (see sweep.mk and README.md there).
+# for any study under pipelines/ (see pipelines/sweep.mk and README.md).
 #
 #   launch-slurm.sh --batch        once per make, before any stage file
 #   launch-slurm.sh --task DIR     inside Slurm: one array task's points
