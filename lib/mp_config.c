@@ -15,19 +15,21 @@ static const struct preset presets[] = {
 		 "(Cherkasova et al.)",
 	  "family=hex size=6 route=derouting buffers=20 packet-time=160 "
 	  "header-time=12 inject-setup=80 eject-setup=20 links=half "
-	  "pe-port=shared bp=message deadlock=none payload=128",
+	  "pe-port=shared bp=message deadlock=none retry=immediate payload=128",
 	  "workload=bimodal long=10% short-min=1 short-max=5 long-len=25" },
 	{ "fedx", "Fed-X: 8x8 hexagonally connected torus, 10 buffers "
 		  "(HPL-96-17)",
 	  "family=hexrect size=8 route=adaptive buffers=10 packet-time=160 "
 	  "header-time=12 inject-setup=0 eject-setup=0 links=half "
-	  "pe-port=shared bp=message deadlock=hop-count payload=128",
+	  "pe-port=shared bp=message deadlock=hop-count retry=immediate "
+	  "payload=128",
 	  "workload=wk-mixture" },
 	{ "torus", "8x8 torus, dimension order, 16-unit packets, separate "
 		   "injection and ejection channels",
 	  "family=torus size=8 route=deterministic buffers=16 packet-time=16 "
 	  "header-time=1 inject-setup=0 eject-setup=0 links=full "
-	  "pe-port=separate bp=none deadlock=hop-count payload=16",
+	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
+	  "payload=16",
 	  "workload=uniform" },
 };
 
@@ -38,6 +40,7 @@ static const char *const route_names[] = { "deterministic", "best",
 static const char *const bp_names[] = { "none", "message", "destination" };
 static const char *const dl_names[] = { "none", "hop-count" };
 static const char *const pe_names[] = { "fair", "inject", "eject" };
+static const char *const retry_names[] = { "immediate", "notify" };
 
 const char *mp_route_name(int route)
 {
@@ -246,6 +249,8 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		return pick(val, dl_names, 2, &c->deadlock, name, err);
 	if (strcmp(name, "pe-arb") == 0)
 		return pick(val, pe_names, 3, &c->pe_arb, name, err);
+	if (strcmp(name, "retry") == 0)
+		return pick(val, retry_names, 2, &c->retry, name, err);
 	if (strcmp(name, "payload") == 0)
 		return uns(val, 1, 1u << 30, &c->payload, name, err);
 	return 1;
@@ -293,7 +298,7 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 		"--eject-setup %u\n--links %s\n--pe-port %s\n--pe-arb %s\n"
 		"--bp %s\n--buffer-limit %u\n--buffer-limit-dest %u\n"
 		"--buffer-limit-trans %u\n--inject-timeout %llu\n"
-		"--eject-priority %s\n--deadlock %s\n--payload %u\n",
+		"--eject-priority %s\n--deadlock %s\n--retry %s\n--payload %u\n",
 		c->preset[0] ? c->preset : "none", topo, mp_route_name(c->route),
 		c->buffers, c->packet_time, c->header_time, c->inject_setup,
 		c->eject_setup, c->full_duplex ? "full" : "half",
@@ -301,7 +306,7 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 		mp_bp_name(c->bp), c->buffer_limit, c->buffer_limit_dest,
 		c->buffer_limit_trans, (unsigned long long)c->inject_timeout,
 		c->eject_priority ? "on" : "off", dl_names[c->deadlock],
-		c->payload);
+		retry_names[c->retry], c->payload);
 	return n < 0 ? 0 : (size_t)n;
 }
 

@@ -18,6 +18,7 @@ enum mp_route { MP_RT_DET, MP_RT_BEST, MP_RT_DEROUTE };
 enum mp_bp { MP_BP_NONE, MP_BP_MESSAGE, MP_BP_DEST };
 enum mp_dl { MP_DL_NONE, MP_DL_HOPCOUNT };
 enum mp_pearb { MP_PE_FAIR, MP_PE_INJECT_FIRST, MP_PE_EJECT_FIRST };
+enum mp_retry { MP_RETRY_IMMEDIATE, MP_RETRY_NOTIFY };
 
 struct mp_cfg {
 	char preset[32];
@@ -40,6 +41,7 @@ struct mp_cfg {
 	int eject_priority;  /* favour ejection at BufferLimitDest */
 	int deadlock;        /* enum mp_dl */
 	int pe_arb;          /* enum mp_pearb */
+	int retry;           /* enum mp_retry: when a refused packet tries again */
 	unsigned payload;    /* payload bytes per packet (segmentation) */
 };
 

@@ -53,6 +53,9 @@ struct pkt {
 	uint8_t state;
 	uint8_t pe;      /* ejecting through pe[pe] */
 	uint8_t live;    /* allocated (not in the free list) */
+	uint8_t blk;     /* --retry notify: directions refused, until the
+			  * refusing neighbour changes */
+	uint8_t blk_why; /* why (WHY_*; WHY_OK: several reasons) */
 };
 
 struct msg {
@@ -91,6 +94,10 @@ struct node {
 	 * direction), channels it receives on (by its port's direction),
 	 * and its PE port's injection attempts. */
 	uint8_t out_loops, in_loops, pe_loop; /* pe_loop: why (WHY_*) */
+	/* --retry notify: packets at neighbours refused by this node and
+	 * waiting for it to change; an injection refused here, waiting. */
+	uint32_t nblk;
+	uint8_t inj_wait; /* why the injection was refused (WHY_*), or 0 */
 	uint64_t pe_lp_t0;
 	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
 	mp_rng rng;
@@ -135,6 +142,7 @@ struct mp_fabric {
 	int input_done;
 	int failed;
 	int gated;        /* balanced injection is on */
+	int notify;       /* --retry notify */
 	struct mp_fabric_counts c;
 	uint64_t arrived_pkts;
 	struct sample *samples;
@@ -308,10 +316,14 @@ static void hold(mp_fabric *f, uint32_t x, uint32_t i)
 }
 
 /* Packet i stops waiting at x: backpressure at x may relent. */
+static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q);
+
 static void unhold(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	unhold_raw(f, x, i);
 	touch_left(f, x, i);
+	if (f->notify)
+		unblock(f, x, &f->pkts[i]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -515,6 +527,73 @@ static void touch_wait_(mp_fabric *f, uint32_t x, unsigned mask)
 }
 
 /* ------------------------------------------------------------------ */
+/* Retry on notification (--retry notify)                              */
+
+static void arb_chan(mp_fabric *f, uint32_t c);
+static void arb_pe(mp_fabric *f, uint32_t x);
+
+/* Packet i stops waiting at x with refused directions: forget them. */
+static void drop_blocks(mp_fabric *f, uint32_t x, struct pkt *p)
+{
+	unsigned m = p->blk;
+	while (m) {
+		unsigned d = (unsigned)__builtin_ctz(m);
+		m &= m - 1;
+		f->nodes[f->nb[x * f->deg + d]].nblk--;
+	}
+	p->blk = 0;
+}
+
+/*
+ * Whether a refusal for `why` of a packet (msg, dst) may be over when
+ * node y frees a buffer (q NULL) or its waiting packet q moves on.
+ */
+static int may_pass(int why, uint32_t msg, uint32_t dst, const struct pkt *q)
+{
+	if (why == WHY_OK)
+		return 1; /* refused for several reasons: any change counts */
+	if (!q)
+		return why == WHY_FULL;
+	return (why == WHY_BPMSG && q->msg == msg) ||
+	       (why == WHY_BPDEST && q->dst == dst);
+}
+
+/*
+ * Node y freed a buffer (q NULL) or its waiting packet q moved on: the
+ * packets y refused for that reason, and its own refused injection, may
+ * try again.
+ */
+static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
+{
+	struct node *ny = &f->nodes[y];
+	if (ny->inj_wait) {
+		const struct msg *m = &f->msgs[ny->att_msg];
+		if (may_pass(ny->inj_wait, ny->att_msg, m->dst, q)) {
+			ny->inj_wait = 0;
+			arb_pe(f, y);
+		}
+	}
+	if (!ny->nblk)
+		return;
+	for (unsigned d = 0; d < f->deg && ny->nblk; d++) {
+		uint32_t x = f->nb[y * f->deg + d];
+		unsigned bit = 1u << f->opp[d];
+		int any = 0;
+		for (uint32_t i = f->nodes[x].held_head; i != NIL;
+		     i = f->pkts[i].next) {
+			struct pkt *p = &f->pkts[i];
+			if ((p->blk & bit) && may_pass(p->blk_why, p->msg, p->dst, q)) {
+				p->blk &= (uint8_t)~bit;
+				ny->nblk--;
+				any = 1;
+			}
+		}
+		if (any)
+			arb_chan(f, f->chan_of[x * f->deg + f->opp[d]]);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Admission                                                           */
 
 /*
@@ -572,8 +651,8 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
 	int why = admit(f, y, p->msg, p->dst, to_go(f, y, p->dst, a_after));
 	if (why == WHY_OK) {
 		port_start(&ch->p, f->now, 0);
-		if (in_list)
-			unhold(f, x, i);
+		if (p->blk)
+			drop_blocks(f, x, p);
 		if (!(p->best >> d & 1))
 			p->deroutes++;
 		p->state = P_ROUTING;
@@ -589,6 +668,9 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
 		f->last_progress = f->now;
 		push(f, R_HDR, EV_ROUTE, i, 0);
 		push(f, R_PKT, EV_XFER_END, i, c);
+		/* Last: leaving x's waiting list may start other transfers. */
+		if (in_list)
+			unhold(f, x, i);
 	} else {
 		port_start(&ch->p, f->now, 1);
 		if (!in_list)
@@ -596,6 +678,14 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
 		p->state = P_ATTEMPT;
 		p->refusals++;
 		f->c.refusals++;
+		if (f->notify) {
+			/* Not offered to y again until what refused it at y
+			 * changes (a change during this attempt counts). */
+			p->blk_why = (uint8_t)(p->blk && p->blk_why != why ? WHY_OK
+									   : why);
+			p->blk |= (uint8_t)(1u << d);
+			f->nodes[y].nblk++;
+		}
 		if (f->loops && first_for(f, x, 1u << d) == NIL &&
 		    (f->cfg.full_duplex ||
 		     first_for(f, y, 1u << f->opp[d]) == NIL)) {
@@ -624,7 +714,7 @@ static int try_free(mp_fabric *f, uint32_t x, uint32_t i)
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned mask = pass == 0 ? p->best : p->nf;
 		unsigned freed[MP_TOPO_MAXDEG], k = 0;
-		mask &= 0x7f;
+		mask &= 0x7fu & ~(unsigned)p->blk;
 		while (mask) {
 			unsigned d = (unsigned)__builtin_ctz(mask);
 			mask &= mask - 1;
@@ -646,7 +736,7 @@ static uint32_t first_for(const mp_fabric *f, uint32_t x, unsigned bit)
 {
 	for (uint32_t i = f->nodes[x].held_head; i != NIL; i = f->pkts[i].next) {
 		const struct pkt *p = &f->pkts[i];
-		if (p->state == P_WAITING && ((p->best | p->nf) & bit))
+		if (p->state == P_WAITING && ((p->best | p->nf) & ~p->blk & bit))
 			return i;
 	}
 	return NIL;
@@ -729,7 +819,7 @@ static int gate_open(const mp_fabric *f, const struct node *n)
 static int can_inject(mp_fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
-	if (mp_ni_head(f->ni, x) == MP_NI_NONE)
+	if (mp_ni_head(f->ni, x) == MP_NI_NONE || n->inj_wait)
 		return 0;
 	if (n->force || gate_open(f, n)) {
 		n->blocked = 0;
@@ -765,12 +855,12 @@ static void start_eject(mp_fabric *f, uint32_t x, uint32_t i, int which)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
-	unhold(f, x, i);
 	p->state = P_MOVING;
 	p->pe = (uint8_t)which;
 	port_start(&n->pe[which], f->now, 0);
 	n->pe[which].last = USE_EJ;
 	push(f, R_EJ, EV_EJ_END, i, 0);
+	unhold(f, x, i); /* last: it may start other transfers */
 }
 
 /* The PE port of x may be free: start an ejection or an injection. */
@@ -830,6 +920,8 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 		f->c.refusals++;
 		/* Retry without events while the PE port would go on
 		 * retrying: the gate is open and no ejection is waiting. */
+		if (f->notify)
+			n->inj_wait = (uint8_t)why; /* until that changes here */
 		if (f->loops && gate_open(f, n) &&
 		    (f->cfg.pe_separate || first_for(f, x, EJECT_BIT) == NIL)) {
 			n->pe_loop = (uint8_t)why;
@@ -885,6 +977,8 @@ static void ej_end(mp_fabric *f, uint32_t i)
 	n->used--;
 	n->dest--;
 	touch_buf(f, x);
+	if (f->notify)
+		unblock(f, x, NULL);
 	f->c.pkts_delivered++;
 	f->last_progress = f->now;
 	m->delivered++;
@@ -1032,7 +1126,8 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	f->pkt_free = f->msg_free = NIL;
 	f->gated = cfg->buffer_limit || cfg->buffer_limit_dest ||
 		   cfg->buffer_limit_trans;
-	f->loops = !opts->eager_retries;
+	f->notify = cfg->retry == MP_RETRY_NOTIFY;
+	f->loops = !opts->eager_retries && !f->notify;
 	f->cost_ref = refusal_cost(0, cfg->header_time);
 	f->cost_iref = refusal_cost(cfg->inject_setup, cfg->header_time);
 	mp_cfg_topo(cfg, spec, sizeof spec);
@@ -1216,6 +1311,7 @@ int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
 		return fail(f, "out of memory (job lists)");
 	if (f->nodes[in->src].pe_loop)
 		resolve_pe(f, in->src); /* the job list's head may change */
+	f->nodes[in->src].inj_wait = 0;
 	arb_pe(f, in->src);
 	return f->failed ? -1 : 0;
 }
@@ -1271,6 +1367,8 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			ch->p.last = ch->cur;
 			f->nodes[x].used--;
 			touch_buf(f, x);
+			if (f->notify)
+				unblock(f, x, NULL);
 			arb_chan(f, ev.b);
 			/* A freed buffer may open balanced injection. */
 			if (f->gated && !f->nodes[x].pe[0].busy)

@@ -218,3 +218,37 @@ pkts() { mpcat -c -r pkt "$1"; }
 	[ "$status" -eq 1 ]
 	[[ "$output" == "netrun: /dev/full: write failed: No space left on device" ]]
 }
+
+@test "--retry notify: same run as immediate when nothing is refused" {
+	# At a load this low no packet is ever refused, so the retry rule
+	# cannot matter: the deliveries must be the same record for record.
+	wlgen --preset po2 --uniform --load 0.002 -n 2000 --seed 4 > "$T/w.mps"
+	netrun --preset po2 --retry immediate "$T/w.mps" > "$T/i.mps"
+	netrun --preset po2 --retry notify "$T/w.mps" > "$T/n.mps"
+	run sh -c "mpcat -c -r pkt '$T/i.mps' | awk -F, 'NR > 1 && \$13 > 0' | wc -l"
+	[ "$output" -eq 0 ]
+	cmp <(mpcat -c -r pkt "$T/i.mps") <(mpcat -c -r pkt "$T/n.mps")
+	cmp <(mpcat -c -r dlv "$T/i.mps") <(mpcat -c -r dlv "$T/n.mps")
+	run mpcat -H "$T/n.mps"
+	[[ "$output" == *"fabric.retry=notify"* ]]
+}
+
+@test "--retry notify: a refused packet waits for the refusing node, so far fewer attempts" {
+	# Bursty traffic with message backpressure: immediate retries
+	# repeat every 12 units while the refusal lasts; notified retries
+	# wait until the blocking packet moves on or a buffer frees. Every
+	# message still arrives.
+	wlgen --preset po2 --long 80 --load 0.5 -n 3000 --seed 2 > "$T/w.mps"
+	run netrun -v -k --preset po2 --retry immediate "$T/w.mps" -o "$T/i.mps"
+	ri=$(echo "$output" | grep -oE '[0-9]+ refusals' | cut -d' ' -f1)
+	run netrun -v -k --preset po2 --retry notify "$T/w.mps" -o "$T/n.mps"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"messages read 3000 = delivered 3000 + unfinished 0"* ]]
+	rn=$(echo "$output" | grep -oE '[0-9]+ refusals' | cut -d' ' -f1)
+	[ "$rn" -gt 0 ]
+	[ $((rn * 4)) -lt "$ri" ]
+	# refused time is part of internal utilization, so it falls too
+	ui=$(lstat --csv "$T/i.mps" | awk -F, 'NR == 2 { print $12 }')
+	un=$(lstat --csv "$T/n.mps" | awk -F, 'NR == 2 { print $12 }')
+	awk -v a="$un" -v b="$ui" 'BEGIN { exit !(a < b) }'
+}

@@ -45,6 +45,8 @@ static void usage(FILE *fp)
 "  --inject-timeout T     injection blocked this long goes anyway (0: never)\n"
 "  --eject-priority on|off  favour ejection at the destination limit\n"
 "  --deadlock none|hop-count  buffer allocation rule\n"
+"  --retry immediate|notify  a refused packet tries again at once, or when\n"
+"                         the refusing node frees a buffer or a packet\n"
 "  --payload B            payload bytes per packet (recorded only)\n"
 "  --show-config          print the effective configuration and exit\n"
 "\n"
@@ -94,7 +96,7 @@ enum {
 	O_BUFFER_LIMIT_TRANS, O_CHECK_INTERVAL, O_DEADLOCK, O_DEADLOCK_TIME,
 	O_EJECT_PRIORITY, O_EJECT_SETUP, O_HEADER_TIME, O_INJECT_SETUP,
 	O_INJECT_TIMEOUT, O_LINKS, O_MAX_BACKLOG, O_NO_PACKETS, O_PACKET_TIME,
-	O_PAYLOAD, O_PE_ARB, O_PE_PORT, O_PRESET, O_RAW, O_ROUTE, O_SEED,
+	O_PAYLOAD, O_PE_ARB, O_PE_PORT, O_PRESET, O_RAW, O_RETRY, O_ROUTE, O_SEED,
 	O_SHOW_CONFIG, O_SIZE, O_TOPO, O_UTIL_INTERVAL
 };
 
@@ -126,6 +128,7 @@ static const struct option longopts[] = {
 	{ "preset", required_argument, NULL, O_PRESET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "raw", no_argument, NULL, O_RAW },
+	{ "retry", required_argument, NULL, O_RETRY },
 	{ "route", required_argument, NULL, O_ROUTE },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "show-config", no_argument, NULL, O_SHOW_CONFIG },
@@ -211,6 +214,8 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 		    (unsigned long long)cfg->inject_timeout);
 	mp_hdr_set(h, "fabric.deadlock",
 		   cfg->deadlock == MP_DL_HOPCOUNT ? "hop-count" : "none");
+	mp_hdr_set(h, "fabric.retry",
+		   cfg->retry == MP_RETRY_NOTIFY ? "notify" : "immediate");
 	mp_hdr_setf(h, "fabric.seed", "%llu", (unsigned long long)seed);
 }
 
