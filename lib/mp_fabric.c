@@ -1034,7 +1034,7 @@ static void util_snapshot(mp_fabric *f, int scope, uint64_t t)
 	r.util.scope = (uint8_t)scope;
 	r.util.node = UINT32_MAX;
 	r.util.t = t;
-	if (scope == MP_UTIL_PE) {
+	if (scope == MP_UTIL_PE || scope == MP_UTIL_PE_INPUT_END) {
 		int k = f->cfg.pe_separate ? 2 : 1;
 		for (uint32_t x = 0; x < f->n; x++)
 			for (int w = 0; w < k; w++) {
@@ -1319,6 +1319,10 @@ int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
 void mp_fabric_input_done(mp_fabric *f)
 {
 	f->input_done = 1;
+	/* Mark the end of the input in the output: what lstat measures as
+	 * accepted throughput ends here, before the drain. */
+	util_snapshot(f, MP_UTIL_PE_INPUT_END, f->now);
+	util_snapshot(f, MP_UTIL_INTERNAL_INPUT_END, f->now);
 	/* Trend check: compare the backlog at the end of the input with
 	 * the backlog halfway through; queues that grew by more than 5% of
 	 * the packets offered meanwhile (and by more than 2 packets per

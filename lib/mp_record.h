@@ -104,7 +104,12 @@ struct mp_dlv {
 enum {
 	MP_UTIL_PE = 0,       /* all PE ports, cumulative from time 0 */
 	MP_UTIL_INTERNAL = 1, /* all internal channels, cumulative */
-	MP_UTIL_PORT = 2      /* one port over the whole run */
+	MP_UTIL_PORT = 2,     /* one port over the whole run */
+	/* As MP_UTIL_PE and MP_UTIL_INTERNAL, taken when the last message
+	 * arrived: records before these in the stream happened by then, the
+	 * rest is the drain. */
+	MP_UTIL_PE_INPUT_END = 3,
+	MP_UTIL_INTERNAL_INPUT_END = 4
 };
 
 /* MP_REC_UTIL: 56 bytes. Times are port-time units summed over ports. */

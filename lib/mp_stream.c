@@ -913,7 +913,8 @@ static int validate(mp_reader *r, const mp_rec *rec)
 			return rfail_rec(r, "reserved field is not zero");
 		break;
 	case MP_REC_UTIL:
-		if (rec->util.scope > MP_UTIL_PORT || rec->util.rsv != 0)
+		if (rec->util.scope > MP_UTIL_INTERNAL_INPUT_END ||
+		    rec->util.rsv != 0)
 			return rfail_rec(r, "bad utilization record");
 		if (rec->util.refused > rec->util.busy)
 			return rfail_rec(r, "refused time exceeds busy time");

@@ -45,6 +45,7 @@ col() {
 --inject-timeout 0
 --eject-priority off
 --deadlock hop-count
+--retry immediate
 --payload 128"
 	[ "$output" = "$expected" ]
 	run netrun --preset fedx --route deterministic --bp destination \

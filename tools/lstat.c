@@ -79,6 +79,7 @@ static void *xcalloc(size_t n, size_t size)
 struct acc {
 	uint64_t key;
 	uint64_t msgs, pkts;
+	uint64_t wpkts; /* kept packets ejected by the end of the input */
 	mp_moments *mlat, *nlat, *plat, *hops;
 	mp_hist *mhist, *phist;
 	mp_batch *mbat, *nbat, *pbat;
@@ -131,9 +132,10 @@ static void acc_msg(struct acc *a, const struct mp_dlv *d)
 	mp_batch_add(a->nbat, norm);
 }
 
-static void acc_pkt(struct acc *a, uint64_t lat, unsigned hops)
+static void acc_pkt(struct acc *a, uint64_t lat, unsigned hops, int early)
 {
 	a->pkts++;
+	a->wpkts += (uint64_t)early;
 	mp_moments_add(a->plat, (double)lat);
 	if (mp_hist_add(a->phist, lat, 1) < 0)
 		die("out of memory");
@@ -206,6 +208,7 @@ static void group_name(enum by by, uint64_t key, char *buf, size_t cap)
 struct sample {
 	uint64_t lat;
 	unsigned hops;
+	int early; /* ejected before the end-of-input marker */
 };
 
 struct pend {
@@ -298,7 +301,7 @@ static void pend_delete(struct pend *e)
 	}
 }
 
-static void pend_push(struct pend *e, uint64_t lat, unsigned hops)
+static void pend_push(struct pend *e, uint64_t lat, unsigned hops, int early)
 {
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? 2 * e->cap : 4;
@@ -310,6 +313,7 @@ static void pend_push(struct pend *e, uint64_t lat, unsigned hops)
 	}
 	e->s[e->n].lat = lat;
 	e->s[e->n].hops = hops;
+	e->s[e->n].early = early;
 	e->n++;
 }
 
@@ -328,6 +332,8 @@ struct snaps {
 	size_t n, cap;
 	struct snap last;
 	int have_last;
+	struct snap mark; /* taken when the input ended (netrun's marker) */
+	int have_mark;
 	uint64_t thinned; /* times every other candidate was dropped */
 };
 
@@ -393,21 +399,24 @@ static double snap_util(const struct snaps *sp, uint64_t ws, uint64_t *t1,
 	*whole = 0;
 	if (!sp->have_last || sp->last.t == 0 || sp->last.nports == 0)
 		return NAN;
+	/* Up to the end of the input when netrun marked it, so the drain
+	 * after the last arrival does not dilute the figure. */
+	struct snap end = sp->have_mark && sp->mark.t > ws ? sp->mark : sp->last;
 	if (!found)
 		for (size_t i = 0; i < sp->n; i++)
 			if (sp->s[i].t >= ws && (!found || sp->s[i].t < a.t)) {
 				a = sp->s[i];
 				found = 1;
 			}
-	if (!found || a.t >= sp->last.t || a.busy > sp->last.busy) {
+	if (!found || a.t >= end.t || a.busy > end.busy) {
 		a.t = 0;
 		a.busy = 0;
 		*whole = 1;
 	}
 	*t1 = a.t;
-	*t2 = sp->last.t;
-	return (double)(sp->last.busy - a.busy) /
-	       ((double)sp->last.nports * (double)(sp->last.t - a.t));
+	*t2 = end.t;
+	return (double)(end.busy - a.busy) /
+	       ((double)end.nports * (double)(end.t - a.t));
 }
 
 /* ---- output ---- */
@@ -481,6 +490,7 @@ struct global {
 	double nodes, pe_time, offered;
 	int have_window;
 	uint64_t wstart, wend;
+	int marked; /* the window ends at the end of the input */
 	double peu, intu;
 	int have_ut;
 	uint64_t ut1, ut2;
@@ -500,7 +510,7 @@ static void row_values(const struct acc *a, const struct global *g,
 	v[K_MSGS] = (double)a->msgs;
 	v[K_PKTS] = (double)a->pkts;
 	if (g->have_window && g->wend > g->wstart && g->nodes > 0) {
-		v[K_RAW] = (double)a->pkts /
+		v[K_RAW] = (double)(g->marked ? a->wpkts : a->pkts) /
 			   (g->nodes * (double)(g->wend - g->wstart));
 		v[K_THRU] = v[K_RAW] * g->pe_time;
 	}
@@ -792,6 +802,9 @@ int main(int argc, char *argv[])
 	uint64_t ws = have_wn ? UINT64_MAX : warm_t; /* window start (bound) */
 	int ws_fixed = !have_wn;
 	int nruns = 0, status = MP_RUN_OK;
+	int mark = 0;        /* the end-of-input marker was read */
+	int nmarks = 0;      /* markers read (one per concatenated run) */
+	uint64_t mark_t = 0; /* its time: the last arrival */
 	struct mp_run run = { 0 };
 	mp_rec rec;
 	int rc;
@@ -823,7 +836,7 @@ int main(int argc, char *argv[])
 				if (e) {
 					for (size_t i = 0; i < e->n; i++)
 						acc_pkt(group(key), e->s[i].lat,
-							e->s[i].hops);
+							e->s[i].hops, e->s[i].early);
 					pend_delete(e);
 				}
 			}
@@ -855,14 +868,14 @@ int main(int argc, char *argv[])
 			uint64_t lat = p->t_eject - p->t_inject;
 			if (kept) {
 				kept_pkt++;
-				acc_pkt(all, lat, p->hops);
+				acc_pkt(all, lat, p->hops, !mark);
 			}
 			if (join) {
 				struct pend *e = pend_find(p->msg);
 				if (!e)
 					e = pend_insert(p->msg);
 				if (kept)
-					pend_push(e, lat, p->hops);
+					pend_push(e, lat, p->hops, !mark);
 				break;
 			}
 			if (!kept || by == BY_NONE)
@@ -876,7 +889,7 @@ int main(int argc, char *argv[])
 			case BY_HOPS: key = p->hops; break;
 			default: break;
 			}
-			acc_pkt(group(key), lat, p->hops);
+			acc_pkt(group(key), lat, p->hops, !mark);
 			break;
 		}
 		case MP_REC_UTIL:
@@ -884,6 +897,21 @@ int main(int argc, char *argv[])
 			    rec.util.scope == MP_UTIL_INTERNAL)
 				snap_add(&util[rec.util.scope], &rec.util, ws,
 					 ws_fixed);
+			if (rec.util.scope == MP_UTIL_PE_INPUT_END ||
+			    rec.util.scope == MP_UTIL_INTERNAL_INPUT_END) {
+				/* The last message arrived here: what follows
+				 * is the drain. */
+				int k = rec.util.scope - MP_UTIL_PE_INPUT_END;
+				snap_add(&util[k], &rec.util, ws, ws_fixed);
+				util[k].mark = (struct snap){ rec.util.t,
+							      rec.util.busy,
+							      rec.util.nports };
+				util[k].have_mark = 1;
+				if (k == 0)
+					nmarks++;
+				mark = 1;
+				mark_t = rec.util.t;
+			}
 			break;
 		case MP_REC_RUN:
 			if (nruns == 0) {
@@ -934,6 +962,14 @@ int main(int argc, char *argv[])
 	g.have_window = ws != UINT64_MAX;
 	g.wstart = g.have_window ? ws : 0;
 	g.wend = nruns ? run.t_end : t_last;
+	if (nmarks == 1) {
+		g.wend = mark_t;
+		g.marked = 1;
+	} else {
+		/* Several runs concatenated: each has its own end of
+		 * input; measure to the last delivery instead. */
+		util[0].have_mark = util[1].have_mark = 0;
+	}
 	g.peu = g.intu = NAN;
 	int whole[2] = { 0, 0 };
 	if (g.have_window) {
@@ -1002,6 +1038,9 @@ int main(int argc, char *argv[])
 			       (unsigned long long)g.wend);
 			if (unit)
 				printf(" (unit: %s)", unit);
+			if (g.marked)
+				printf(", to the last arrival (throughput: packets "
+				       "ejected by then)");
 			if (g.have_ut)
 				printf("; utilization over [%llu, %llu]%s",
 				       (unsigned long long)g.ut1,
