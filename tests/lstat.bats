@@ -250,3 +250,23 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[ "$status" -eq 1 ]
 	[[ "$output" == "lstat: $T/nonexistent.mps"* ]]
 }
+
+@test "throughput up to the last arrival: near the offered load when stable, below it when saturated" {
+	# netrun marks the end of its input; lstat counts the packets
+	# ejected by then. Uniform single packets on PO2: 30000 messages
+	# at 0.6 carry 0.6 within a few per cent (Poisson noise about 0.6%,
+	# plus what is still queued or in flight at the mark); at 1.3 the
+	# fabric cannot carry the load.
+	wlgen --preset po2 --uniform --load 0.6 -n 30000 --seed 5 |
+		netrun --preset po2 -k > "$T/ok.mps"
+	run lstat "$T/ok.mps"
+	[[ "$output" == *", to the last arrival (throughput: packets ejected by then)"* ]]
+	thr=$(lstat --csv "$T/ok.mps" | awk -F, 'NR == 2 { print $4 }')
+	awk -v t="$thr" 'BEGIN { exit !(t > 0.58 && t < 0.61) }'
+	wlgen --preset po2 --uniform --load 1.3 -n 30000 --seed 5 |
+		netrun --preset po2 -k > "$T/sat.mps"
+	run sh -c "lstat --csv '$T/sat.mps' | awk -F, 'NR == 2 { print \$4, \$30 }'"
+	read thr st <<<"$output"
+	[ "$st" = saturated ]
+	awk -v t="$thr" 'BEGIN { exit !(t < 1.1) }'
+}
