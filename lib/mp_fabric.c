@@ -56,6 +56,9 @@ struct pkt {
 	uint8_t blk;     /* --retry notify: directions refused, until the
 			  * refusing neighbour changes */
 	uint8_t blk_why; /* why (WHY_*; WHY_OK: several reasons) */
+	uint8_t cand;    /* while waiting: the ports it may take now, (best |
+			  * nf) & ~blk, or EJECT_BIT; 0 in any other state,
+			  * so a search for a candidate tests one byte */
 };
 
 struct msg {
@@ -584,6 +587,8 @@ static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
 			struct pkt *p = &f->pkts[i];
 			if ((p->blk & bit) && may_pass(p->blk_why, p->msg, p->dst, q)) {
 				p->blk &= (uint8_t)~bit;
+				if (p->state == P_WAITING)
+					p->cand |= (uint8_t)(bit & (p->best | p->nf));
 				ny->nblk--;
 				any = 1;
 			}
@@ -635,7 +640,8 @@ static unsigned to_go(const mp_fabric *f, uint32_t y, uint32_t dst, unsigned a)
 
 static void arb_pe(mp_fabric *f, uint32_t x);
 static void inj_decide(mp_fabric *f, uint32_t x);
-static uint32_t first_for(const mp_fabric *f, uint32_t x, unsigned bit);
+static inline uint32_t first_for(const mp_fabric *f, uint32_t x,
+				 unsigned bit);
 
 /* Offer packet i, held or routed at x, to the channel of direction d. */
 static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
@@ -646,6 +652,8 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
 	uint32_t y = f->nb[x * f->deg + d];
 	unsigned a_after = p->a ? p->a - 1u : 0u;
 	int in_list = p->state == P_WAITING || p->state == P_ATTEMPT;
+
+	p->cand = 0; /* moving on, or attempting: no longer a candidate */
 
 	ch->cur = (ch->end_node[0] == x && ch->end_dir[0] == d) ? 0 : 1;
 	int why = admit(f, y, p->msg, p->dst, to_go(f, y, p->dst, a_after));
@@ -732,13 +740,12 @@ static int try_free(mp_fabric *f, uint32_t x, uint32_t i)
 }
 
 /* First waiting packet at x that may use direction d (or eject). */
-static uint32_t first_for(const mp_fabric *f, uint32_t x, unsigned bit)
+static inline uint32_t first_for(const mp_fabric *f, uint32_t x,
+				 unsigned bit)
 {
-	for (uint32_t i = f->nodes[x].held_head; i != NIL; i = f->pkts[i].next) {
-		const struct pkt *p = &f->pkts[i];
-		if (p->state == P_WAITING && ((p->best | p->nf) & ~p->blk & bit))
+	for (uint32_t i = f->nodes[x].held_head; i != NIL; i = f->pkts[i].next)
+		if (f->pkts[i].cand & bit)
 			return i;
-	}
 	return NIL;
 }
 
@@ -775,6 +782,7 @@ static void route(mp_fabric *f, uint32_t i)
 		p->best = EJECT_BIT;
 		p->nf = 0;
 		p->state = P_WAITING;
+		p->cand = EJECT_BIT;
 		hold(f, x, i);
 		arb_pe(f, x);
 		return;
@@ -796,6 +804,7 @@ static void route(mp_fabric *f, uint32_t i)
 	/* Still P_ROUTING here: start_xfer must not unlink it from a list. */
 	if (!try_free(f, x, i)) {
 		p->state = P_WAITING;
+		p->cand = (uint8_t)((p->best | p->nf) & ~p->blk);
 		hold(f, x, i);
 	}
 }
@@ -856,6 +865,7 @@ static void start_eject(mp_fabric *f, uint32_t x, uint32_t i, int which)
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
 	p->state = P_MOVING;
+	p->cand = 0;
 	p->pe = (uint8_t)which;
 	port_start(&n->pe[which], f->now, 0);
 	n->pe[which].last = USE_EJ;
@@ -1390,6 +1400,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			unhold_raw(f, x, ev.a);
 			hold_raw(f, x, ev.a);
 			p->state = P_WAITING;
+			p->cand = (uint8_t)((p->best | p->nf) & ~p->blk);
 			arb_chan(f, ev.b);
 			if (p->state == P_WAITING && !try_free(f, x, ev.a))
 				touch_wait(f, x, p->best | p->nf);
