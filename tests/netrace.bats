@@ -29,7 +29,8 @@ setup() {
 	# ReadResp (type 2, 72 bytes) from 34 to 6; packet 1 at cycle 18 a
 	# ReadReq (8 bytes) from 17 to 39; packet 2 at cycle 20 an
 	# UpgradeReq (8 bytes) from 17 to 34. Torus payload: 16 bytes.
-	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --drop-self | mpcat -c | head -4"
+	# sed reads to the end: head would close the pipe under mpcat
+	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --drop-self | mpcat -c | sed -n 1,4p"
 	[ "${lines[0]}" = "class,group,route,src,dst,packets,id,time,bytes,prio" ]
 	[ "${lines[1]}" = "0,0,0,34,6,5,0,0,72,0" ]
 	[ "${lines[2]}" = "0,0,0,17,39,1,1,18,8,0" ]

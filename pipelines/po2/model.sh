@@ -39,9 +39,11 @@ pe=$9 int=${10} t0=${11} t1=${12}
 # [t0, t1], from the cumulative snapshots; the window from 0 starts from
 # zero counters. Also the utilization itself, to check the window.
 ref=$(mpcat -c -r util "$dlv" | awk -F, -v t0="$t0" -v t1="$t1" '
-	NR == 1 || $1 > 1 { next }
-	$5 == t0 { b0[$1] = $6; r0[$1] = $7 }
-	$5 == t1 { b1[$1] = $6; r1[$1] = $7; n[$1] = $4 }
+	# scopes 3 and 4: the snapshots of 0 and 1 taken at the last arrival
+	NR == 1 || $1 == 2 { next }
+	{ s = $1 >= 3 ? $1 - 3 : $1 }
+	$5 == t0 { b0[s] = $6; r0[s] = $7 }
+	$5 == t1 { b1[s] = $6; r1[s] = $7; n[s] = $4 }
 	END {
 		for (s = 0; s <= 1; s++) {
 			if (!(s in n) || (t0 != 0 && !(s in b0))) exit 1
