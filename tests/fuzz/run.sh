@@ -72,9 +72,11 @@ for t in $targets; do
 		runs=$((runs + 1))
 		had=$(arts | wc -l)
 		# New inputs go to the temporary corpus (the first directory);
-		# the seed directories are only read.
+		# the seed directories are only read. Scratch files go to $tmp
+		# too: a target that crashes cannot remove them.
 		# shellcheck disable=SC2086
-		"$tmp/$t" -max_total_time="$left" -timeout=10 -rss_limit_mb=2048 \
+		TMPDIR="$tmp" "$tmp/$t" -max_total_time="$left" -timeout=10 \
+			-rss_limit_mb=2048 \
 			-max_len=65536 -print_final_stats=1 \
 			-artifact_prefix="tests/fuzz/crashes/$t-" \
 			"$tmp/corpus/$t" $seeds >"$tmp/log" 2>&1
