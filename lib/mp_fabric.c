@@ -146,6 +146,7 @@ struct mp_fabric {
 	int failed;
 	int gated;        /* balanced injection is on */
 	int notify;       /* --retry notify */
+	int util_asleep, check_asleep; /* timers stopped while idle */
 	struct mp_fabric_counts c;
 	uint64_t arrived_pkts;
 	struct sample *samples;
@@ -1313,6 +1314,16 @@ int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
 	m->rt = in->route == MP_ROUTE_DET ? MP_RT_DET :
 		in->route == MP_ROUTE_ADAPTIVE ? MP_RT_BEST : (uint8_t)f->cfg.route;
 	f->now = in->time;
+	if (f->util_asleep) {
+		uint64_t iv = f->o.util_interval;
+		f->util_asleep = 0;
+		push_at(f, (f->now / iv + 1) * iv, EV_TIMER_UTIL, 0, 0);
+	}
+	if (f->check_asleep) {
+		uint64_t iv = f->o.check_interval;
+		f->check_asleep = 0;
+		push_at(f, (f->now / iv + 1) * iv, EV_TIMER_CHECK, 0, 0);
+	}
 	f->c.msgs_in++;
 	f->c.pkts_queued += in->packets;
 	f->arrived_pkts += in->packets;
@@ -1432,16 +1443,27 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			}
 			break;
 		}
+		/* The timers sleep while the fabric is empty (nothing changes
+		 * then), so a long gap between messages costs nothing; the
+		 * next message wakes them on their grid (mp_fabric_add). */
 		case EV_TIMER_UTIL:
 			util_snapshot(f, MP_UTIL_PE, f->now);
 			util_snapshot(f, MP_UTIL_INTERNAL, f->now);
-			push_at(f, f->now + f->o.util_interval, EV_TIMER_UTIL, 0, 0);
+			if (mp_fabric_busy(f))
+				push_at(f, f->now + f->o.util_interval,
+					EV_TIMER_UTIL, 0, 0);
+			else
+				f->util_asleep = 1;
 			break;
 		case EV_TIMER_CHECK: {
-			push_at(f, f->now + f->o.check_interval, EV_TIMER_CHECK, 0, 0);
 			int st = check(f);
 			if (st != MP_FAB_OK)
 				return st;
+			if (mp_fabric_busy(f))
+				push_at(f, f->now + f->o.check_interval,
+					EV_TIMER_CHECK, 0, 0);
+			else
+				f->check_asleep = 1;
 			break;
 		}
 		}

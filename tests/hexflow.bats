@@ -193,7 +193,7 @@ HEADER=n,nodes,mean_path,minimal_max_pe_util,derouting_max_pe_util
 @test "a failed write to stdout exits 1" {
 	run bash -c 'hexflow >/dev/full'
 	[ "$status" -eq 1 ]
-	[[ "$output" == "hexflow: stdout: write error"* ]]
+	[[ "$output" == "hexflow: stdout: write failed"* ]]
 	run bash -c 'hexflow -h >/dev/full'
 	[ "$status" -eq 1 ]
 }

@@ -537,7 +537,7 @@ EOF
 	done
 	# hexflow says "write error".
 	run --separate-stderr bash -c 'hexflow > /dev/full'
-	expect 1 "hexflow: stdout: write error: No space left on device"
+	expect 1 "hexflow: stdout: write failed: No space left on device"
 }
 
 @test "a closed stdout: exit 1, 'write failed: Broken pipe' (SIGPIPE is ignored)" {
@@ -566,5 +566,5 @@ netrun --show-config
 EOF
 	run --separate-stderr perl -e 'pipe(R, W) or die; close R;
 		open(STDOUT, ">&W") or die; close W; exec @ARGV' hexflow
-	expect 1 "hexflow: stdout: write error: Broken pipe"
+	expect 1 "hexflow: stdout: write failed: Broken pipe"
 }

@@ -174,7 +174,7 @@ static int finish(void)
 	if (fclose(stdout) != 0)
 		bad = 1;
 	if (bad) {
-		fprintf(stderr, PROG ": stdout: write error%s%s\n",
+		fprintf(stderr, PROG ": stdout: write failed%s%s\n",
 			errno ? ": " : "", errno ? strerror(errno) : "");
 		return 1;
 	}
