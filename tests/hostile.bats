@@ -535,7 +535,7 @@ EOF
 		[ $st -eq 1 ] && [ "$(cat err)" = "$prog: /dev/full: $full" ] ||
 			{ echo "$cmd -o /dev/full: $st: $(cat err)"; return 1; }
 	done
-	# hexflow says "write error".
+	# hexflow too says "write failed".
 	run --separate-stderr bash -c 'hexflow > /dev/full'
 	expect 1 "hexflow: stdout: write failed: No space left on device"
 }
