@@ -61,13 +61,15 @@ DLV_FILE = $(OUT)/dlv/$(call sweep_id,$(1),$(DLV_KEYS)).mps
 STAT_FILE = $(OUT)/stat/$(call sweep_id,$(1),$(STAT_KEYS)).csv
 STATS := $(foreach p,$(POINTS),$(call STAT_FILE,$(p)))
 
-# Per point: the files it needs, and its axis values as target variables.
+# Per point: the files it needs, and its axis values as target variables
+# (override: an axis given on the command line with several values must
+# not replace the point's own value inside its commands).
 define sweep_point
 $(call STAT_FILE,$(1)): $(call DLV_FILE,$(1))
 $(call DLV_FILE,$(1)): $(call MSG_FILE,$(1))
-$(foreach k,$(AXES),$(call STAT_FILE,$(1)): $(k) := $(call sweep_val,$(1),$(k))
-$(call DLV_FILE,$(1)): $(k) := $(call sweep_val,$(1),$(k))
-$(call MSG_FILE,$(1)): $(k) := $(call sweep_val,$(1),$(k))
+$(foreach k,$(AXES),$(call STAT_FILE,$(1)): override $(k) := $(call sweep_val,$(1),$(k))
+$(call DLV_FILE,$(1)): override $(k) := $(call sweep_val,$(1),$(k))
+$(call MSG_FILE,$(1)): override $(k) := $(call sweep_val,$(1),$(k))
 )
 endef
 $(foreach p,$(POINTS),$(eval $(call sweep_point,$(p))))
@@ -113,9 +115,19 @@ $(OUT)/stat/%.csv: | $(SWEEP_FIRST)
 	$(call sweep_say,stat)
 	$(Q)$(RUN) $@ '$(stat_cmd) | awk -v pre="$(subst $(space),$(comma),$(foreach k,$(AXES),$($(k))))" -v hdr="$(subst $(space),$(comma),$(AXES))" '\''{ print (NR == 1 ? hdr : pre) "," $$0 }'\''' $^
 
+# The list of points, rewritten (while make reads this file) only when it
+# changes: results.csv depends on it, so adding or removing a point (an
+# edited axis, or one set on the command line) remakes it even when no
+# stat file is newer than it.
+SWEEP_POINTS_FILE := $(OUT)/.points
+$(shell mkdir -p $(OUT))
+ifneq ($(file < $(SWEEP_POINTS_FILE)),$(POINTS))
+$(file > $(SWEEP_POINTS_FILE),$(POINTS))
+endif
+
 # All points, in the order of the axes (not of completion), so the
 # result does not depend on -j.
-$(OUT)/results.csv: $(STATS)
+$(OUT)/results.csv: $(STATS) $(SWEEP_POINTS_FILE)
 	@mkdir -p $(@D)
 	@{ head -n 1 $(firstword $(STATS)); for f in $(STATS); do tail -n +2 $$f; done; } > $@.tmp
 	@mv $@.tmp $@
