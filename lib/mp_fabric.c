@@ -116,7 +116,6 @@ struct mp_fabric {
 	mp_topo *topo;
 	uint32_t n;
 	unsigned deg;
-	const uint8_t *dist, *best, *nf, *det;
 	uint32_t *rt;      /* by offset: dist | best << 8 | nf << 16 | det << 24 */
 	uint32_t *row, *col; /* of each node (rows 1 for hex) */
 	uint32_t rows, cols;
@@ -1149,10 +1148,6 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	f->deg = mp_topo_degree(f->topo);
 	for (unsigned d = 0; d < f->deg; d++)
 		f->opp[d] = (uint8_t)mp_topo_opposite(f->topo, d);
-	f->dist = mp_topo_dist_table(f->topo);
-	f->best = mp_topo_best_table(f->topo);
-	f->nf = mp_topo_nofarther_table(f->topo);
-	f->det = mp_topo_det_table(f->topo);
 	if (cfg->deadlock == MP_DL_HOPCOUNT) {
 		unsigned D = mp_topo_diameter(f->topo);
 		unsigned need = cfg->route == MP_RT_DEROUTE ? 2 * D : D + 1;
@@ -1172,13 +1167,18 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
+	/* The topology's tables by offset, packed into one word each. */
+	const uint8_t *dist = mp_topo_dist_table(f->topo);
+	const uint8_t *best = mp_topo_best_table(f->topo);
+	const uint8_t *nf = mp_topo_nofarther_table(f->topo);
+	const uint8_t *det = mp_topo_det_table(f->topo);
 	for (uint32_t x = 0; x < f->n; x++) {
 		unsigned r, c;
 		mp_topo_coords(f->topo, x, &r, &c);
 		f->row[x] = r;
 		f->col[x] = c;
-		f->rt[x] = (uint32_t)f->dist[x] | (uint32_t)f->best[x] << 8 |
-			   (uint32_t)f->nf[x] << 16 | (uint32_t)f->det[x] << 24;
+		f->rt[x] = (uint32_t)dist[x] | (uint32_t)best[x] << 8 |
+			   (uint32_t)nf[x] << 16 | (uint32_t)det[x] << 24;
 	}
 	size_t nd = (size_t)f->n * f->deg;
 	f->nb = malloc(nd * sizeof *f->nb);

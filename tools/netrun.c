@@ -226,7 +226,6 @@ int main(int argc, char **argv)
 	int show = 0, raw = 0, verbose = 0, quiet = 0, c;
 	const char *outpath = NULL;
 	mp_err err;
-	uint64_t v;
 	int keep_going = 0, no_packets = 0, eager = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
@@ -319,7 +318,6 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	(void)v;
 	if (argc > 1)
 		bad_usage("too many inputs (one file or standard input)");
 	if (mp_cfg_check(&cfg, &err) < 0)
