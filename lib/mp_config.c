@@ -8,6 +8,7 @@
 
 struct preset {
 	const char *name, *desc, *fabric, *workload;
+	const char *time_unit; /* what one unit of time is */
 };
 
 static const struct preset presets[] = {
@@ -16,21 +17,22 @@ static const struct preset presets[] = {
 	  "family=hex size=6 route=derouting buffers=20 packet-time=160 "
 	  "header-time=12 inject-setup=80 eject-setup=20 links=half "
 	  "pe-port=shared bp=message deadlock=none retry=immediate payload=128",
-	  "workload=bimodal long=10% short-min=1 short-max=5 long-len=25" },
+	  "workload=bimodal long=10% short-min=1 short-max=5 long-len=25",
+	  "byte" },
 	{ "fedx", "Fed-X: 8x8 hexagonally connected torus, 10 buffers "
 		  "(HPL-96-17)",
 	  "family=hexrect size=8 route=adaptive buffers=10 packet-time=160 "
 	  "header-time=12 inject-setup=0 eject-setup=0 links=half "
 	  "pe-port=shared bp=message deadlock=hop-count retry=immediate "
 	  "payload=128",
-	  "workload=wk-mixture" },
+	  "workload=wk-mixture", "byte" },
 	{ "torus", "8x8 torus, dimension order, 16-unit packets, separate "
 		   "injection and ejection channels",
 	  "family=torus size=8 route=deterministic buffers=16 packet-time=16 "
 	  "header-time=1 inject-setup=0 eject-setup=0 links=full "
 	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
 	  "payload=16",
-	  "workload=uniform" },
+	  "workload=uniform", "flit" },
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -113,6 +115,12 @@ const char *mp_preset_fabric(const char *name)
 {
 	const struct preset *p = find(name);
 	return p ? p->fabric : NULL;
+}
+
+const char *mp_preset_time_unit(const char *name)
+{
+	const struct preset *p = find(name);
+	return p ? p->time_unit : "unit";
 }
 
 const char *mp_preset_name(size_t i)

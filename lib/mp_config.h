@@ -92,6 +92,10 @@ const char *mp_preset_workload(const char *name);
 /* Fabric options of a preset, same form; NULL if no such preset. */
 const char *mp_preset_fabric(const char *name);
 
+/* What one unit of time is in a preset ("byte", "flit"); "unit" if no
+ * such preset. */
+const char *mp_preset_time_unit(const char *name);
+
 /* Name and one-line description of the i-th preset; NULL past the end. */
 const char *mp_preset_name(size_t i);
 const char *mp_preset_desc(size_t i);

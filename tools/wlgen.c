@@ -185,17 +185,6 @@ static int listed(const char *const *list, const char *name)
 }
 
 /* What a unit of time means, by preset (SPEC 3: the preset says). */
-static const char *time_unit(const char *preset)
-{
-	static const struct {
-		const char *preset, *unit;
-	} units[] = { { "po2", "byte" }, { "fedx", "byte" }, { "torus", "flit" } };
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(units[i].preset, preset) == 0)
-			return units[i].unit;
-	return "unit";
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -388,7 +377,7 @@ int main(int argc, char *argv[])
 		    "list in a stream header", ns);
 	}
 	if (mp_hdr_set(h, "preset", preset) < 0 ||
-	    mp_hdr_set(h, "time_unit", time_unit(preset)) < 0 ||
+	    mp_hdr_set(h, "time_unit", mp_preset_time_unit(preset)) < 0 ||
 	    mp_hdr_setf(h, "packet_time", "%u", cfg.packet_time) < 0 ||
 	    (has_n && mp_hdr_setf(h, "messages", "%llu",
 				  (unsigned long long)nmsgs) < 0) ||
