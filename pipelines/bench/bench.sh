@@ -246,21 +246,28 @@ echo
 
 # stage TAG N RECORDS COMP-CMD RAW-CMD: time the two commands alternately
 # and add a row to the table.
-stage() {
-	: >"$tmp/$1.comp.t"
-	: >"$tmp/$1.raw.t"
+# alternate LABEL A.t B.t CMD-A CMD-B: run the two commands $runs times
+# each, alternately, their timings into A.t and B.t; then write to
+# $tmp/pairs, per pair of runs, B's time over A's (elapsed, CPU): the
+# throughput of A relative to B.
+alternate() {
+	: >"$2"
+	: >"$3"
 	_r=1
 	while [ $_r -le "$runs" ]; do
 		progress "$1: run $_r of $runs"
-		timed "$tmp/$1.comp.t" sh -c "$4" || echo "bench: failed: $4" >&2
-		timed "$tmp/$1.raw.t" sh -c "$5" || echo "bench: failed: $5" >&2
+		timed "$2" sh -c "$4" || echo "bench: failed: $4" >&2
+		timed "$3" sh -c "$5" || echo "bench: failed: $5" >&2
 		_r=$((_r + 1))
 	done
+	paste "$2" "$3" |
+	    awk '{ print $4 / ($1 > 0 ? $1 : 1e-9), ($3 > 0 ? $6 / $3 : 0) }' >"$tmp/pairs"
+}
+
+stage() {
+	alternate "$1" "$tmp/$1.comp.t" "$tmp/$1.raw.t" "$4" "$5"
 	_c=$(rates "$tmp/$1.comp.t" "$3")
 	_w=$(rates "$tmp/$1.raw.t" "$3")
-	# Ratios per pair of runs: raw time / compressed time.
-	paste "$tmp/$1.comp.t" "$tmp/$1.raw.t" |
-	    awk '{ print $4 / ($1 > 0 ? $1 : 1e-9), ($3 > 0 ? $6 / $3 : 0) }' >"$tmp/pairs"
 	_re=$(stats "$tmp/pairs" 1 | awk '{ printf "%.2f", $1 }')
 	_rc=$(stats "$tmp/pairs" 2 | awk '{ printf "%.2f", $1 }')
 	echo "$1|$2|$3|$(spread "$_c" 1e6 %.2f)|$(spread "$_w" 1e6 %.2f)|$_re|$_rc|$(spread "$(stats "$tmp/$1.comp.t" 2)" 1024 %.1f)|$(spread "$(stats "$tmp/$1.raw.t" 2)" 1024 %.1f)" >>"$tmp/table"
@@ -379,17 +386,8 @@ echo
 echo "  compressed: $c"
 echo "  raw:        $w"
 echo
-: >"$tmp/e2e.c.t"
-: >"$tmp/e2e.r.t"
-r=1
-while [ $r -le "$runs" ]; do
-	progress "pipeline: run $r of $runs"
-	timed "$tmp/e2e.c.t" sh -c "$c >/dev/null" || echo "bench: failed: $c" >&2
-	timed "$tmp/e2e.r.t" sh -c "$w >/dev/null" || echo "bench: failed: $w" >&2
-	r=$((r + 1))
-done
-paste "$tmp/e2e.c.t" "$tmp/e2e.r.t" |
-    awk '{ print $4 / $1, ($3 > 0 ? $6 / $3 : 0) }' >"$tmp/e2e.ratio"
+alternate pipeline "$tmp/e2e.c.t" "$tmp/e2e.r.t" "$c >/dev/null" "$w >/dev/null"
+mv "$tmp/pairs" "$tmp/e2e.ratio"
 echo "pipeline|elapsed s|k messages/s|CPU s, all stages" >"$tmp/table"
 echo "compressed|$(spread "$(stats "$tmp/e2e.c.t" 1)" 1 %.3f)|$(spread "$(rates "$tmp/e2e.c.t" "$n")" 1e3 %.1f)|$(spread "$(stats "$tmp/e2e.c.t" 3)" 1 %.2f)" >>"$tmp/table"
 echo "raw|$(spread "$(stats "$tmp/e2e.r.t" 1)" 1 %.3f)|$(spread "$(rates "$tmp/e2e.r.t" "$n")" 1e3 %.1f)|$(spread "$(stats "$tmp/e2e.r.t" 3)" 1 %.2f)" >>"$tmp/table"
