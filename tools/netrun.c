@@ -165,29 +165,6 @@ static double wall(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Read the injection policy sched left in the header. */
-static void policy_from(const mp_hdr *h, const char *in,
-			struct mp_ni_policy *pol)
-{
-	const char *p = mp_hdr_get(h, "sched.policy");
-	memset(pol, 0, sizeof *pol);
-	if (mp_hdr_kind(h) != MP_KIND_INJECTIONS || !p || strcmp(p, "fifo") == 0)
-		return;
-	if (strcmp(p, "alpha") == 0) {
-		double a;
-		pol->kind = MP_NI_ALPHA;
-		if (mp_hdr_get_double(h, "sched.alpha", &a) < 0 || a < 0)
-			die("%s: header: bad or missing sched.alpha", in);
-		pol->alpha = a;
-	} else if (strcmp(p, "srf") == 0) {
-		pol->kind = MP_NI_SRF;
-	} else {
-		die("%s: header: unknown injection policy '%s'", in, p);
-	}
-	const char *cp = mp_hdr_get(h, "sched.class_priority");
-	pol->class_prio = cp && strcmp(cp, "1") == 0;
-}
-
 static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 			    const mp_fabric *f, uint64_t seed)
 {
@@ -355,7 +332,8 @@ int main(int argc, char **argv)
 		die("%s: a %s stream: netrun reads messages (wlgen) or "
 		    "injections (sched)", in, mp_kind_name(kind));
 	struct mp_ni_policy pol;
-	policy_from(ih, in, &pol);
+	if (mp_ni_policy_read(ih, &pol, &err) < 0)
+		die("%s: %s", in, err.msg);
 
 	struct out out = { NULL };
 	mp_fabric *f = mp_fabric_new(&cfg, &pol, &fo, emit, &out, &err);

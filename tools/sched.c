@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_ni.h"
 #include "mp_stream.h"
 
 static const char *prog = "sched";
@@ -127,14 +128,10 @@ int main(int argc, char **argv)
 	if (!oh)
 		die(1, "out of memory");
 	mp_hdr_set_kind(oh, MP_KIND_INJECTIONS);
-	if (srf) {
-		mp_hdr_set(oh, "sched.policy", "srf");
-		mp_hdr_unset(oh, "sched.alpha");
-	} else {
-		mp_hdr_set(oh, "sched.policy", alpha == 0 ? "fifo" : "alpha");
-		mp_hdr_setf(oh, "sched.alpha", "%.17g", alpha);
-	}
-	mp_hdr_set(oh, "sched.class_priority", class_prio ? "1" : "0");
+	struct mp_ni_policy pol = { srf ? MP_NI_SRF : MP_NI_ALPHA, alpha,
+				    class_prio };
+	if (mp_ni_policy_write(&pol, oh) < 0)
+		die(1, "out of memory");
 	if (segment)
 		mp_hdr_setf(oh, "payload", "%llu", (unsigned long long)segment);
 	mp_hdr_add_prov(oh, prog, nargc - 1, nargv + 1, 0, 0);
@@ -146,14 +143,8 @@ int main(int argc, char **argv)
 	mp_rec rec;
 	int rc;
 	while ((rc = mp_reader_next(r, &rec)) > 0) {
-		if (rec.tag == MP_REC_MSG || rec.tag == MP_REC_INJ) {
-			rec.msg.tag = MP_REC_INJ;
-			rec.msg.prio = class_prio && rec.msg.cls != MP_CLASS_GT;
-			if (segment && rec.msg.bytes) {
-				uint64_t p = (rec.msg.bytes + segment - 1) / segment;
-				rec.msg.packets = (uint32_t)p;
-			}
-		}
+		if (rec.tag == MP_REC_MSG || rec.tag == MP_REC_INJ)
+			mp_ni_schedule(&rec.msg, &pol, (uint32_t)segment);
 		if (mp_writer_put(w, &rec) < 0)
 			break;
 	}

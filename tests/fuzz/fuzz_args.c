@@ -192,30 +192,6 @@ static int sink_emit(void *ctx, const mp_rec *rec)
 	return mp_writer_put(s->w, rec);
 }
 
-/* The injection policy sched leaves in the header, as netrun reads it;
- * -1 when netrun would refuse the header. */
-static int policy(const mp_hdr *h, struct mp_ni_policy *pol)
-{
-	const char *p = mp_hdr_get(h, "sched.policy");
-	memset(pol, 0, sizeof *pol);
-	if (mp_hdr_kind(h) != MP_KIND_INJECTIONS || !p || strcmp(p, "fifo") == 0)
-		return 0;
-	if (strcmp(p, "alpha") == 0) {
-		double a;
-		pol->kind = MP_NI_ALPHA;
-		if (mp_hdr_get_double(h, "sched.alpha", &a) < 0 || a < 0)
-			return -1;
-		pol->alpha = a;
-	} else if (strcmp(p, "srf") == 0) {
-		pol->kind = MP_NI_SRF;
-	} else {
-		return -1;
-	}
-	const char *cp = mp_hdr_get(h, "sched.class_priority");
-	pol->class_prio = cp && strcmp(cp, "1") == 0;
-	return 0;
-}
-
 static void run_netrun(const struct words *ws, const char *path)
 {
 	struct mp_cfg cfg;
@@ -260,7 +236,7 @@ static void run_netrun(const struct words *ws, const char *path)
 	int kind = mp_hdr_kind(ih);
 	struct mp_ni_policy pol;
 	if ((kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS) ||
-	    policy(ih, &pol) < 0) {
+	    mp_ni_policy_read(ih, &pol, &err) < 0) {
 		mp_reader_close(r);
 		return;
 	}
@@ -408,10 +384,9 @@ static void run_sched(const struct words *ws, const char *path)
 		return;
 	}
 	mp_hdr_set_kind(oh, MP_KIND_INJECTIONS);
-	mp_hdr_set(oh, "sched.policy", srf ? "srf" : alpha == 0 ? "fifo" : "alpha");
-	if (!srf)
-		mp_hdr_setf(oh, "sched.alpha", "%.17g", alpha);
-	mp_hdr_set(oh, "sched.class_priority", class_prio ? "1" : "0");
+	struct mp_ni_policy pol = { srf ? MP_NI_SRF : MP_NI_ALPHA, alpha,
+				    class_prio };
+	mp_ni_policy_write(&pol, oh);
 	if (segment)
 		mp_hdr_setf(oh, "payload", "%llu", (unsigned long long)segment);
 	mp_writer *w = mp_writer_open(fuzz_path(1), oh, MP_W_RAW, &err);
@@ -425,13 +400,8 @@ static void run_sched(const struct words *ws, const char *path)
 	uint64_t n = 0;
 	int rc;
 	while ((rc = mp_reader_next(r, &rec)) == 1) {
-		if (rec.tag == MP_REC_MSG || rec.tag == MP_REC_INJ) {
-			rec.msg.tag = MP_REC_INJ;
-			rec.msg.prio = class_prio && rec.msg.cls != MP_CLASS_GT;
-			if (segment && rec.msg.bytes)
-				rec.msg.packets = (uint32_t)((rec.msg.bytes + segment -
-							      1) / segment);
-		}
+		if (rec.tag == MP_REC_MSG || rec.tag == MP_REC_INJ)
+			mp_ni_schedule(&rec.msg, &pol, (uint32_t)segment);
 		mp_writer_put(w, &rec);
 		n++;
 	}
