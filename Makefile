@@ -56,7 +56,18 @@ tools/%: tools/%.c $(LIB) lib/.cflags
 tests/unit/%: tests/unit/%.c $(LIB) lib/.cflags
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-# Install missing Debian packages (needs root and apt-get).
+# The end of a recipe that installs the Debian packages listed in the
+# shell variable missing (needs root and apt-get).
+apt_install = if [ -n "$$missing" ]; then \
+		echo "make: installing$$missing"; \
+		if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+			echo "make: need root and apt-get to install:$$missing" >&2; exit 1; \
+		fi; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null || exit 1; \
+	fi
+
+# Install missing Debian packages.
 deps:
 	@missing=; \
 	test -f /usr/include/zstd.h || missing="$$missing libzstd-dev"; \
@@ -65,14 +76,7 @@ deps:
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
 	command -v bzip2 >/dev/null 2>&1 || missing="$$missing bzip2"; \
-	if [ -n "$$missing" ]; then \
-		echo "make: installing$$missing"; \
-		if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
-			echo "make: need root and apt-get to install:$$missing" >&2; exit 1; \
-		fi; \
-		export DEBIAN_FRONTEND=noninteractive; \
-		apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null || exit 1; \
-	fi
+	$(apt_install)
 
 check: deps
 	@$(MAKE) --no-print-directory all units
@@ -89,14 +93,7 @@ bench-deps: deps
 	@missing=; \
 	test -x /usr/bin/time || missing="$$missing time"; \
 	command -v valgrind >/dev/null 2>&1 || missing="$$missing valgrind"; \
-	if [ -n "$$missing" ]; then \
-		echo "make: installing$$missing"; \
-		if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
-			echo "make: need root and apt-get to install:$$missing" >&2; exit 1; \
-		fi; \
-		export DEBIAN_FRONTEND=noninteractive; \
-		apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null || exit 1; \
-	fi
+	$(apt_install)
 
 bench: bench-deps
 	@$(MAKE) --no-print-directory all
