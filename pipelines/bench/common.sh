@@ -6,7 +6,7 @@
 # for a timed run, about a CPU second when this was written; bench.sh
 # scales it up when netrun gets faster) and cg_n (messages for the
 # callgrind run) for reference configuration I (1..ref_count).
-ref_count=8
+ref_count=11
 ref_config() {
 	case $1 in
 	1) name=po2-0.5-deterministic
@@ -41,6 +41,20 @@ ref_config() {
 	   wargs="--preset torus --size 8 --uniform --load 0.30"
 	   nargs="--preset torus --size 8"
 	   base_n=1000000 cg_n=20000 ;;
+	# The saturated PO2 runs under the other retry rule: a refused
+	# packet waits for the refusing node to change (netrun(1)).
+	9) name=po2-0.9-det-notify
+	   wargs="--preset po2 --long 10 --load 0.9"
+	   nargs="--preset po2 --route deterministic --retry notify"
+	   base_n=50000 cg_n=3000 ;;
+	10) name=po2-0.9-best-notify
+	   wargs="--preset po2 --long 10 --load 0.9"
+	   nargs="--preset po2 --route best --retry notify"
+	   base_n=50000 cg_n=3000 ;;
+	11) name=po2-0.9-der-notify
+	   wargs="--preset po2 --long 10 --load 0.9"
+	   nargs="--preset po2 --route derouting --retry notify"
+	   base_n=30000 cg_n=3000 ;;
 	*) return 1 ;;
 	esac
 }
