@@ -15,7 +15,7 @@
 
 /* Stream format version written by this library. */
 #define MP_FORMAT_MAJOR 1
-#define MP_FORMAT_MINOR 0
+#define MP_FORMAT_MINOR 1
 
 /*
  * Latest arrival time of a message (units): a simulation must be able to

@@ -1,7 +1,8 @@
 /*
  * Stream headers, and the reader and writer of record streams: raw or
- * zstd-compressed bytes below, fixed-size little-endian records above.
- * The only module that includes <zstd.h>.
+ * zstd-compressed bytes below, records above, fixed-size little-endian
+ * or packed (mp_pack.h) as the header says. The only module that
+ * includes <zstd.h>.
  */
 #include "mp_stream.h"
 
@@ -15,6 +16,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "mp_pack.h"
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define MP_BIG_ENDIAN 1
 #else
@@ -25,6 +28,10 @@
 #define HDR_FIXED 24
 #define ZSTD_MAGIC 0xFD2FB528u
 #define ZSTD_SKIP_MAGIC 0x184D2A50u /* low 4 bits vary */
+/* Header flags: records packed (format 1.1). Other bits are reserved. */
+#define HDR_PACKED 0x0001u
+/* zstd level of compressed streams (see man/meshpipe.5, Compression). */
+#define ZSTD_LEVEL 3
 
 /* ------------------------------------------------------------------ */
 /* Headers                                                             */
@@ -365,6 +372,9 @@ struct mp_reader {
 	int mode, frame_open, compressed;
 	/* Stream state. */
 	mp_hdr *hdr;           /* first stream's header */
+	int packed;            /* this stream's records are packed */
+	int first_packed;      /* the first stream's were */
+	mp_pack *pk;           /* their decoder, made on first use */
 	size_t size[256];      /* declared record sizes of this stream */
 	uint64_t recno;        /* records returned */
 	uint64_t seen[MP_REC_NTAGS];     /* in this stream */
@@ -480,8 +490,8 @@ static int decide_mode(mp_reader *r)
 }
 
 /*
- * Make n plain bytes (n <= 4096) contiguous at the read position and
- * return them; NULL at EOF (r->failed tells an error), with *got the
+ * Make n plain bytes (n <= INBUF, PBUF) contiguous at the read position
+ * and return them; NULL at EOF (r->failed tells an error), with *got the
  * number of bytes that were available.
  */
 static const unsigned char *need(mp_reader *r, size_t n, size_t *got)
@@ -554,6 +564,12 @@ static const unsigned char *need(mp_reader *r, size_t n, size_t *got)
 	}
 }
 
+/* Plain bytes contiguous at the read position, without reading more. */
+static size_t buffered(const mp_reader *r)
+{
+	return r->mode == MODE_RAW ? r->in_len - r->in_pos : r->p_len - r->p_pos;
+}
+
 static void consume(mp_reader *r, size_t n)
 {
 	if (r->mode == MODE_RAW)
@@ -588,9 +604,17 @@ static int read_bytes(mp_reader *r, unsigned char *dst, size_t n)
 	return 0;
 }
 
-/* Parse "layout.N=name size fields..." lines into r->size. */
+/*
+ * Parse "layout.N=name size fields..." lines into r->size, and for a
+ * packed stream, the field lists into its decoder.
+ */
 static int parse_layouts(mp_reader *r, const mp_hdr *h)
 {
+	if (r->packed) {
+		if (!r->pk && !(r->pk = mp_pack_new(0)))
+			return rfail(r, "out of memory");
+		mp_pack_reset(r->pk);
+	}
 	memset(r->size, 0, sizeof r->size);
 	for (int t = 1; t < MP_REC_NTAGS; t++)
 		r->size[t] = mp_rec_size(t);
@@ -618,6 +642,19 @@ static int parse_layouts(mp_reader *r, const mp_hdr *h)
 					     (int)size, ours);
 		}
 		r->size[tag] = (size_t)size;
+		if (r->packed) {
+			/* The field list, after the name and the size. */
+			const char *f = h->kv[i].val;
+			for (int w = 0; w < 2; w++) {
+				while (*f == ' ')
+					f++;
+				while (*f && *f != ' ')
+					f++;
+			}
+			mp_err err;
+			if (mp_pack_declare(r->pk, (int)tag, size, f, &err) < 0)
+				return rfail(r, "header: %s", err.msg);
+		}
 	}
 	return 0;
 }
@@ -625,9 +662,10 @@ static int parse_layouts(mp_reader *r, const mp_hdr *h)
 /*
  * Read a stream header at the current position into a new mp_hdr.
  * Returns the header, or NULL (message in r). first tells whether this
- * is the start of input (EOF there is "empty input").
+ * is the start of input (EOF there is "empty input"); *packed receives
+ * whether the stream's records are packed.
  */
-static mp_hdr *read_header(mp_reader *r, int first)
+static mp_hdr *read_header(mp_reader *r, int first, int *packed)
 {
 	unsigned char fixed[HDR_FIXED];
 	size_t got;
@@ -666,7 +704,7 @@ static mp_hdr *read_header(mp_reader *r, int first)
 		      minor);
 		return NULL;
 	}
-	if (flags != 0 || rsv != 0) {
+	if ((flags & ~HDR_PACKED) != 0 || rsv != 0) {
 		rfail(r, "header: reserved bits are set (corrupt header?)");
 		return NULL;
 	}
@@ -706,6 +744,7 @@ static mp_hdr *read_header(mp_reader *r, int first)
 	}
 	h->major = major;
 	h->minor = minor;
+	*packed = (flags & HDR_PACKED) != 0;
 	char *s = (char *)meta, *end = s + meta_len;
 	unsigned line = 0;
 	while (s < end) {
@@ -741,8 +780,11 @@ bad:
 }
 
 /* Set up per-stream state from a freshly read header. */
-static int begin_stream(mp_reader *r, mp_hdr *h)
+static int begin_stream(mp_reader *r, mp_hdr *h, int packed)
 {
+	r->packed = packed;
+	if (r->streams == 0)
+		r->first_packed = packed;
 	if (parse_layouts(r, h) < 0)
 		return -1;
 	const char *nodes = mp_hdr_get(h, "nodes");
@@ -783,8 +825,9 @@ mp_reader *mp_reader_fdopen(int fd, const char *name, mp_err *err)
 		mp_reader_close(r);
 		return NULL;
 	}
-	r->hdr = read_header(r, 1);
-	if (!r->hdr || begin_stream(r, r->hdr) < 0) {
+	int packed = 0;
+	r->hdr = read_header(r, 1, &packed);
+	if (!r->hdr || begin_stream(r, r->hdr, packed) < 0) {
 		mp_err_set(err, "%s", r->err);
 		mp_reader_close(r);
 		return NULL;
@@ -929,6 +972,32 @@ static int validate(mp_reader *r, const mp_rec *rec)
 	return 0;
 }
 
+/*
+ * Decode the packed record whose first byte is at p into *rec: 1, or
+ * MP_PACK_SKIPPED for a record of a newer version's kind, or -1. A
+ * record may go on past the bytes at hand: then more are made
+ * contiguous, and decoding starts over (rarely: once a buffer).
+ */
+static int read_packed(mp_reader *r, const unsigned char *p, mp_rec *rec)
+{
+	size_t n = buffered(r), used, got;
+	mp_err err;
+	for (;;) {
+		int rc = mp_pack_get(r->pk, p, n, rec, &used, &err);
+		if (rc == MP_PACK_SHORT) {
+			p = need(r, n + 1, &got);
+			if (!p)
+				return r->failed ? -1 : rfail_rec(r, "%s", err.msg);
+			n = buffered(r);
+			continue;
+		}
+		if (rc == MP_PACK_BAD)
+			return rfail_rec(r, "%s", err.msg);
+		consume(r, used);
+		return rc;
+	}
+}
+
 int mp_reader_next(mp_reader *r, mp_rec *rec)
 {
 	if (r->failed)
@@ -947,37 +1016,47 @@ int mp_reader_next(mp_reader *r, mp_rec *rec)
 		}
 		if (r->after_end) {
 			/* Another stream follows: header, then records. */
-			mp_hdr *h = read_header(r, 0);
+			int packed = 0;
+			mp_hdr *h = read_header(r, 0, &packed);
 			if (!h)
 				return -1;
-			int rc = begin_stream(r, h);
+			int rc = begin_stream(r, h, packed);
 			mp_hdr_free(h);
 			if (rc < 0)
 				return -1;
 			continue;
 		}
 		int tag = p[0];
-		size_t size = r->size[tag];
-		if (size == 0)
-			return rfail_rec(r, "unknown record tag %d", tag);
-		p = need(r, size, &got);
-		if (!p) {
-			if (r->failed)
+		if (r->packed) {
+			int rc = read_packed(r, p, rec);
+			if (rc < 0)
 				return -1;
-			return rfail_rec(r, "truncated %s record (%zu of %zu bytes)",
-					 tag < MP_REC_NTAGS ? mp_rec_name(tag) :
-							      "unknown",
-					 got, size);
-		}
-		if (tag >= MP_REC_NTAGS) {
-			/* A record kind of a newer minor version: skip it. */
+			if (rc == MP_PACK_SKIPPED)
+				continue;
+		} else {
+			size_t size = r->size[tag];
+			if (size == 0)
+				return rfail_rec(r, "unknown record tag %d", tag);
+			p = need(r, size, &got);
+			if (!p) {
+				if (r->failed)
+					return -1;
+				return rfail_rec(r, "truncated %s record (%zu of "
+						    "%zu bytes)",
+						 tag < MP_REC_NTAGS ?
+							 mp_rec_name(tag) :
+							 "unknown",
+						 got, size);
+			}
+			if (tag >= MP_REC_NTAGS) {
+				/* A record kind of a newer minor version. */
+				consume(r, size);
+				continue;
+			}
+			memcpy(rec->raw, p, mp_rec_size(tag));
 			consume(r, size);
-			continue;
+			rec_from_wire(rec);
 		}
-		size_t ours = mp_rec_size(tag);
-		memcpy(rec->raw, p, ours);
-		consume(r, size);
-		rec_from_wire(rec);
 		if (tag == MP_REC_END) {
 			for (int t = 1; t < MP_REC_END; t++) {
 				if (rec->end.count[t - 1] != r->seen[t])
@@ -1028,6 +1107,11 @@ int mp_reader_compressed(const mp_reader *r)
 	return r->compressed;
 }
 
+int mp_reader_packed(const mp_reader *r)
+{
+	return r->first_packed;
+}
+
 uint64_t mp_reader_declared(const mp_reader *r, int tag)
 {
 	return tag > 0 && tag < MP_REC_NTAGS ? r->declared[tag] : 0;
@@ -1045,6 +1129,7 @@ void mp_reader_close(mp_reader *r)
 	if (r->own_fd)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dctx);
+	mp_pack_free(r->pk);
 	mp_hdr_free(r->hdr);
 	free(r->in);
 	free(r->pb);
@@ -1063,6 +1148,7 @@ struct mp_writer {
 	char err[768];
 	int raw, failed;
 	ZSTD_CCtx *cctx;
+	mp_pack *pk;       /* records packed (compressed streams) */
 	unsigned char *wb; /* plain bytes not yet compressed or written */
 	size_t w_len;
 	unsigned char *ob; /* compressed bytes */
@@ -1157,9 +1243,11 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 		w->cctx = ZSTD_createCCtx();
 		w->ob_cap = ZSTD_CStreamOutSize();
 		w->ob = malloc(w->ob_cap);
-		if (!w->cctx || !w->ob)
+		w->pk = mp_pack_new(0);
+		if (!w->cctx || !w->ob || !w->pk)
 			goto oom;
-		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, 3);
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel,
+				       ZSTD_LEVEL);
 		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
 	}
 	if (to_stdout) {
@@ -1182,7 +1270,7 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 	mp_put16(fixed + 4, MP_FORMAT_MAJOR);
 	mp_put16(fixed + 6, MP_FORMAT_MINOR);
 	mp_put16(fixed + 8, (uint16_t)h->kind);
-	mp_put16(fixed + 10, 0);
+	mp_put16(fixed + 10, w->pk ? HDR_PACKED : 0);
 	mp_put32(fixed + 12, (uint32_t)meta_len);
 	mp_put32(fixed + 20, 0);
 	uint32_t c = mp_crc32(0, fixed, 16);
@@ -1212,10 +1300,16 @@ int mp_writer_put(mp_writer *w, const mp_rec *rec)
 		return -1;
 	if (size == 0 || rec->tag == MP_REC_END)
 		return wfail(w, "cannot write a record with tag %d", rec->tag);
-	if (WBUF - w->w_len < size && drain(w, ZSTD_e_continue) < 0)
-		return -1;
-	rec_to_wire(rec, w->wb + w->w_len);
-	w->w_len += size;
+	if (w->pk) {
+		if (WBUF - w->w_len < MP_PACK_MAX && drain(w, ZSTD_e_continue) < 0)
+			return -1;
+		w->w_len += mp_pack_put(w->pk, rec, w->wb + w->w_len);
+	} else {
+		if (WBUF - w->w_len < size && drain(w, ZSTD_e_continue) < 0)
+			return -1;
+		rec_to_wire(rec, w->wb + w->w_len);
+		w->w_len += size;
+	}
 	w->count[rec->tag]++;
 	return 0;
 }
@@ -1244,6 +1338,7 @@ void mp_writer_abort(mp_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	ZSTD_freeCCtx(w->cctx);
+	mp_pack_free(w->pk);
 	free(w->wb);
 	free(w->ob);
 	free(w->name);
@@ -1261,9 +1356,13 @@ int mp_writer_close(mp_writer *w, mp_err *err)
 		end.end.tag = MP_REC_END;
 		for (int t = 1; t < MP_REC_END; t++)
 			end.end.count[t - 1] = w->count[t];
-		unsigned char buf[64];
-		rec_to_wire(&end, buf);
-		if (wput(w, buf, mp_rec_size(MP_REC_END)) == 0)
+		unsigned char buf[MP_PACK_MAX > 64 ? MP_PACK_MAX : 64];
+		size_t n = mp_rec_size(MP_REC_END);
+		if (w->pk)
+			n = mp_pack_put(w->pk, &end, buf);
+		else
+			rec_to_wire(&end, buf);
+		if (wput(w, buf, n) == 0)
 			drain(w, ZSTD_e_end);
 	}
 	if (w->fd >= 0 && close(w->fd) < 0 && !w->failed)
@@ -1273,6 +1372,7 @@ int mp_writer_close(mp_writer *w, mp_err *err)
 		rc = -1;
 	}
 	ZSTD_freeCCtx(w->cctx);
+	mp_pack_free(w->pk);
 	free(w->wb);
 	free(w->ob);
 	free(w->name);

@@ -1,8 +1,9 @@
 /*
  * Record streams: the self-describing header (kind, metadata, provenance,
- * record layouts) and the reader and writer that move fixed-size records
- * through files and pipes, zstd-compressed by default. The byte format is
- * specified in man/meshpipe.5.
+ * record layouts) and the reader and writer that move records through
+ * files and pipes: zstd-compressed with packed records by default, or
+ * raw with fixed-size ones. The byte format is specified in
+ * man/meshpipe.5.
  *
  * Ownership: mp_hdr_new/mp_hdr_dup return headers the caller frees with
  * mp_hdr_free. A reader owns its header (mp_reader_header) until
@@ -113,6 +114,9 @@ const char *mp_reader_name(const mp_reader *r);
 /* Whether the input was compressed (of the first stream). */
 int mp_reader_compressed(const mp_reader *r);
 
+/* Whether the records were packed (of the first stream). */
+int mp_reader_packed(const mp_reader *r);
+
 /*
  * Records of a tag the trailers declared, summed over the streams read
  * so far (valid once mp_reader_next returned 0).
@@ -131,8 +135,8 @@ enum { MP_W_RAW = 1 };
 /*
  * Open a stream for writing: path "-" (or NULL) is standard output. The
  * header (copied) is written at once, with the record layouts of this
- * version. Compressed unless flags has MP_W_RAW. Returns NULL with a
- * message in err.
+ * version. Compressed, with packed records, unless flags has MP_W_RAW
+ * (raw: fixed-size records). Returns NULL with a message in err.
  */
 mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 			  mp_err *err);

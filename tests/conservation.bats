@@ -147,9 +147,9 @@ check_accounting() {
 	run --separate-stderr lstat half.mps
 	[ "$status" -eq 1 ]
 	[[ "$stderr" =~ ^lstat:\ half.mps:\ record\ [0-9]+:\ truncated\ [a-z]+\ record ]]
-	# (Compressed, past the first block of 128 KiB: before it, the
-	# header itself cannot be decompressed.)
-	wlgen --preset po2 --load 0.5 -n 1500 --seed 1 | netrun --preset po2 -o d.zst
+	# (Compressed, past the first block of 128 KiB of packed records:
+	# before it, the header itself cannot be decompressed.)
+	wlgen --preset po2 --load 0.5 -n 6000 --seed 1 | netrun --preset po2 -o d.zst
 	head -c $(($(wc -c < d.zst) / 2)) d.zst > zhalf.mps
 	run --separate-stderr lstat zhalf.mps
 	[ "$status" -eq 1 ]

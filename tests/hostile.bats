@@ -273,7 +273,7 @@ check_bad() {
 		< "$S/m.raw" > v2.mps
 	perl -e 'local $/; $s = <STDIN>; substr($s, 4, 2) = pack("v", 2); print $s' \
 		< "$S/d.raw" > d2.mps
-	what="stream format version 2.0 is newer than this program's 1.0: upgrade meshpipe to read it"
+	what="stream format version 2.1 is newer than this program's 1.1: upgrade meshpipe to read it"
 	run --separate-stderr sched v2.mps
 	expect 1 "sched: v2.mps: $what"
 	run --separate-stderr netrun --size 2 v2.mps

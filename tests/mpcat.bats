@@ -63,7 +63,7 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 	[ "$stderr" = "" ]
 	[ "${#lines[@]}" -eq 13 ]
 	[ "${lines[0]}" = "kind: messages" ]
-	[ "${lines[1]}" = "version: 1.0" ]
+	[ "${lines[1]}" = "version: 1.1" ]
 	[ "${lines[2]}" = "encoding: compressed (zstd)" ]
 	[ "${lines[3]}" = "nodes=91" ]
 	[ "${lines[4]}" = "topology=hex" ]
@@ -221,7 +221,7 @@ dlv 3" ]
 	run mpcat -H m.mps
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "${lines[@]}" | grep -v '^layout\.' | sed 's/^prov 3: mpcat [0-9.]* /prov 3: mpcat V /')" = "kind: messages
-version: 1.0
+version: 1.1
 encoding: compressed (zstd)
 nodes=91
 load=0.7
@@ -342,7 +342,7 @@ csv_fails() {
 	perl -e 'local $/; $s = <STDIN>; substr($s, 4, 2) = pack("v", 2); print $s' < r.mps > v2.mps
 	run --separate-stderr mpcat -c v2.mps
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "mpcat: v2.mps: stream format version 2.0 is newer than this program's 1.0: upgrade meshpipe to read it" ]
+	[ "$stderr" = "mpcat: v2.mps: stream format version 2.1 is newer than this program's 1.1: upgrade meshpipe to read it" ]
 	# A changed trailer count.
 	perl -e 'local $/; $s = <STDIN>; substr($s, -56, 1) = chr(6); print $s' < r.mps > t.mps
 	run --separate-stderr mpcat -n t.mps

@@ -462,9 +462,10 @@ static void test_corrupt(void)
 	CHECK(read_all(p, NULL, msg, sizeof msg) < 0 && strstr(msg, "trailer"),
 	     "trailer count mismatch: %s", msg);
 
-	/* Reserved flags set (with a valid CRC): refused by name. */
+	/* Reserved flags set (with a valid CRC): refused by name. Bit 0
+	 * says the records are packed; the others are reserved. */
 	memcpy(c, s, len);
-	mp_put16(c + 10, 1);
+	mp_put16(c + 10, 2);
 	reseal(c);
 	spit(p, c, len);
 	CHECK(read_all(p, NULL, msg, sizeof msg) < 0 && strstr(msg, "reserved"),
