@@ -64,7 +64,7 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 	[ "${#lines[@]}" -eq 13 ]
 	[ "${lines[0]}" = "kind: messages" ]
 	[ "${lines[1]}" = "version: 1.1" ]
-	[ "${lines[2]}" = "encoding: compressed (zstd)" ]
+	[ "${lines[2]}" = "encoding: compressed (zstd), packed records" ]
 	[ "${lines[3]}" = "nodes=91" ]
 	[ "${lines[4]}" = "topology=hex" ]
 	[ "${lines[5]}" = "$LAYOUT1" ]
@@ -72,7 +72,7 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 	[[ "${lines[12]}" =~ ^"prov 1: mpcat "[0-9]+\.[0-9]+\.[0-9]+" args=-C -s nodes=91 -s topology=hex -o z.mps $D/msgs.csv"$ ]]
 	run mpcat --header r.mps
 	[ "$status" -eq 0 ]
-	[ "${lines[2]}" = "encoding: raw" ]
+	[ "${lines[2]}" = "encoding: raw, fixed-size records" ]
 }
 
 @test "-H numbers every provenance entry, in order" {
@@ -151,12 +151,17 @@ prov 4: mpcat V args=" ]
 @test "--raw writes a raw stream, the default is zstd" {
 	[ "$(od -An -tx1 -N4 r.mps)" = " 8d 6d 70 0a" ]
 	[ "$(od -An -tx1 -N4 z.mps)" = " 28 b5 2f fd" ]
-	# A real zstd frame: zstd(1) decompresses it to a raw stream.
+	# A real zstd frame: zstd(1) decompresses it to a raw stream of
+	# packed records, and compresses a raw one into a stream of fixed-
+	# size records (the format before 1.1); both read the same.
 	zstd -qdc z.mps > u.mps
-	[ "$(mpcat -H u.mps | sed -n 3p)" = "encoding: raw" ]
+	[ "$(mpcat -H u.mps | sed -n 3p)" = "encoding: raw, packed records" ]
 	[ "$(mpcat -c u.mps)" = "$(mpcat -c r.mps)" ]
+	zstd -qc r.mps > o.mps
+	[ "$(mpcat -H o.mps | sed -n 3p)" = "encoding: compressed (zstd), fixed-size records" ]
+	[ "$(mpcat -c o.mps)" = "$(mpcat -c r.mps)" ]
 	mpcat r.mps > c.mps
-	[ "$(mpcat -H c.mps | sed -n 3p)" = "encoding: compressed (zstd)" ]
+	[ "$(mpcat -H c.mps | sed -n 3p)" = "encoding: compressed (zstd), packed records" ]
 	mpcat --raw -o c2.mps z.mps
 	[ "$(od -An -tx1 -N4 c2.mps)" = " 8d 6d 70 0a" ]
 	[[ "$(mpcat -H c2.mps | tail -n 1)" == "prov 2: mpcat "*" args=--raw -o c2.mps z.mps" ]]
@@ -222,7 +227,7 @@ dlv 3" ]
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "${lines[@]}" | grep -v '^layout\.' | sed 's/^prov 3: mpcat [0-9.]* /prov 3: mpcat V /')" = "kind: messages
 version: 1.1
-encoding: compressed (zstd)
+encoding: compressed (zstd), packed records
 nodes=91
 load=0.7
 seed=3

@@ -461,8 +461,9 @@ static int run_header(struct inputs *in, const struct opts *o)
 		unsigned np = 0;
 		printf("kind: %s\n", mp_kind_name(mp_hdr_kind(h)));
 		printf("version: %u.%u\n", mp_hdr_major(h), mp_hdr_minor(h));
-		printf("encoding: %s\n", mp_reader_compressed(in->r) ?
-		       "compressed (zstd)" : "raw");
+		printf("encoding: %s, %s records\n",
+		       mp_reader_compressed(in->r) ? "compressed (zstd)" : "raw",
+		       mp_reader_packed(in->r) ? "packed" : "fixed-size");
 		for (size_t i = 0; i < mp_hdr_count(h); i++)
 			if (strcmp(mp_hdr_key(h, i), "prov") != 0)
 				printf("%s=%s\n", mp_hdr_key(h, i),
