@@ -102,7 +102,7 @@ static void check_valid(const mp_rec *rec, uint64_t nodes, uint64_t *last)
 			fuzz_fail("reader returned a bad delivery record");
 		break;
 	case MP_REC_UTIL:
-		if (rec->util.scope > MP_UTIL_PORT ||
+		if (rec->util.scope > MP_UTIL_INTERNAL_INPUT_END ||
 		    rec->util.refused > rec->util.busy)
 			fuzz_fail("reader returned a bad utilization record");
 		break;
