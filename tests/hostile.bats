@@ -7,7 +7,8 @@
 # form "prog: where: what", where names the input and the record.
 # Samples (setup_file): six messages on E2 (7 nodes), raw and compressed,
 # their injections and deliveries; six messages on E6; and the deliveries
-# of lstat's fixture (tests/data/dlv_small.csv). Loops of thousands of
+# of lstat's fixture (tests/data/dlv_small.csv). The .pk samples are
+# compressed ones taken out of zstd: raw bytes of packed records. Loops of thousands of
 # runs go through plain(), outside bats' tracing.
 
 bats_require_minimum_version 1.5.0
@@ -24,6 +25,8 @@ setup_file() {
 	mpcat -C -k deliveries -r dlv --raw -s nodes=7 -o ds.raw \
 		"$BATS_TEST_DIRNAME/data/dlv_small.csv"
 	mpcat -o ds.zst ds.raw
+	zstd -qdc m.zst > m.pk
+	zstd -qdc ds.zst > ds.pk
 	# Six messages on E6 (91 nodes).
 	wlgen --load 0.3 -n 6 --seed 11 --raw -o m91.raw
 }
@@ -114,12 +117,12 @@ check_bad() {
 @test "truncated at every byte: exit 1 and one line naming the program, input and record" {
 	# Messages through sched, netrun and mpcat in turn; deliveries
 	# through lstat and mpcat in turn. Past the header of a raw stream
-	# the message names the record.
+	# (fixed-size or packed records) the message names the record.
 	run plain '
-	for s in m.raw m.zst ds.raw ds.zst; do
+	for s in m.raw m.zst m.pk ds.raw ds.zst ds.pk; do
 		size=$(wc -c < "$S/$s")
 		hl=0
-		[[ $s == *.raw ]] && hl=$(hdr_len "$S/$s")
+		[[ $s != *.zst ]] && hl=$(hdr_len "$S/$s")
 		case $s in
 		m.*) progs=(sched netrun mpcat) ;;
 		*) progs=(lstat mpcat) ;;
