@@ -1361,7 +1361,7 @@ static void test_packed_newer_minor(void)
 {
 	char l1[512], meta[2048];
 	unsigned char body[1024], buf[4096];
-	mp_rec m[4], prev[MP_REC_NTAGS], back[8];
+	mp_rec m[8], prev[MP_REC_NTAGS], back[8];
 	size_t bl = 0;
 	char msg[768];
 	const char *p = tpath("pk_minor");
