@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+/* Only for fixtures: zstd(1)'s doings, not the library's (see unzstd). */
+#include <zstd.h>
 
 #include "mp_pack.h"
 #include "mp_record.h"
@@ -643,11 +645,8 @@ static size_t ref_pack(const mp_rec *rec, mp_rec *prev, unsigned char *out)
 	return len;
 }
 
-/* zstd's own functions, to make and take apart compressed streams the
- * way zstd(1) does (the library alone includes <zstd.h>, not its tests'
- * fixtures). */
-#include <zstd.h>
-
+/* zstd's own functions make and take apart compressed streams the way
+ * zstd(1) does: a 1.0 compressed stream, the raw form of a packed one. */
 static unsigned char *unzstd(const unsigned char *src, size_t n, size_t *len)
 {
 	size_t cap = 1 << 16;
