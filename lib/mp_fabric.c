@@ -642,9 +642,21 @@ static void arb_pe(mp_fabric *f, uint32_t x);
 static void inj_decide(mp_fabric *f, uint32_t x);
 static inline uint32_t first_for(const mp_fabric *f, uint32_t x,
 				 unsigned bit);
+static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
+				  unsigned bit);
 
-/* Offer packet i, held or routed at x, to the channel of direction d. */
-static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
+/* A first_for() result not computed yet (never a packet number). */
+#define UNKNOWN (UINT32_MAX - 1)
+
+/*
+ * Offer packet i, held or routed at x, to the channel of direction d.
+ * What the caller already knows saves list scans on a refusal: `from`
+ * is where other packets at x that may take d can start in x's held
+ * list (UNKNOWN: its head), and `oth` is the first packet waiting at
+ * the channel's other end (NIL: none; UNKNOWN: not known).
+ */
+static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
+		       uint32_t from, uint32_t oth)
 {
 	struct pkt *p = &f->pkts[i];
 	uint32_t c = f->chan_of[x * f->deg + d];
@@ -694,9 +706,20 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d)
 			p->blk |= (uint8_t)(1u << d);
 			f->nodes[y].nblk++;
 		}
-		if (f->loops && first_for(f, x, 1u << d) == NIL &&
-		    (f->cfg.full_duplex ||
-		     first_for(f, y, 1u << f->opp[d]) == NIL)) {
+		int alone = 0;
+		if (f->loops) {
+			if (from == UNKNOWN)
+				from = f->nodes[x].held_head;
+			alone = first_from(f, from, 1u << d) == NIL;
+		}
+		if (alone && !f->cfg.full_duplex) {
+			/* Packet i no longer counts (cand 0), even when it
+			 * was found as the other end's too (y == x). */
+			if (oth == UNKNOWN || oth == i)
+				oth = first_for(f, y, 1u << f->opp[d]);
+			alone = oth == NIL;
+		}
+		if (alone) {
 			/* Nothing else waits for this channel: retry without
 			 * events until something changes. */
 			ch->looping = (uint8_t)why;
@@ -732,21 +755,28 @@ static int try_free(mp_fabric *f, uint32_t x, uint32_t i)
 		if (k) {
 			unsigned d = freed[k == 1 ? 0 :
 					   mp_rng_below(&f->nodes[x].rng, k)];
-			start_xfer(f, x, i, d);
+			start_xfer(f, x, i, d, UNKNOWN, UNKNOWN);
 			return 1;
 		}
 	}
 	return 0;
 }
 
+/* First waiting packet from i on in its held list that may use bit. */
+static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
+				  unsigned bit)
+{
+	for (; i != NIL; i = f->pkts[i].next)
+		if (f->pkts[i].cand & bit)
+			return i;
+	return NIL;
+}
+
 /* First waiting packet at x that may use direction d (or eject). */
 static inline uint32_t first_for(const mp_fabric *f, uint32_t x,
 				 unsigned bit)
 {
-	for (uint32_t i = f->nodes[x].held_head; i != NIL; i = f->pkts[i].next)
-		if (f->pkts[i].cand & bit)
-			return i;
-	return NIL;
+	return first_from(f, f->nodes[x].held_head, bit);
 }
 
 /* A channel is free: give it to a waiting packet at one of its ends. */
@@ -756,9 +786,14 @@ static void arb_chan(mp_fabric *f, uint32_t c)
 	if (ch->p.busy)
 		return;
 	uint32_t e0 = first_for(f, ch->end_node[0], 1u << ch->end_dir[0]);
-	uint32_t e1 = f->cfg.full_duplex ? NIL :
-		      first_for(f, ch->end_node[1], 1u << ch->end_dir[1]);
+	uint32_t e1;
 	int end;
+	if (f->cfg.full_duplex)
+		e1 = NIL;
+	else if (e0 != NIL && ch->p.last != 0)
+		e1 = UNKNOWN; /* end 0 goes whatever waits at end 1 */
+	else
+		e1 = first_for(f, ch->end_node[1], 1u << ch->end_dir[1]);
 	if (e0 != NIL && e1 != NIL)
 		end = ch->p.last == 0 ? 1 : 0; /* alternate directions */
 	else if (e0 != NIL)
@@ -767,7 +802,10 @@ static void arb_chan(mp_fabric *f, uint32_t c)
 		end = 1;
 	else
 		return;
-	start_xfer(f, ch->end_node[end], end ? e1 : e0, ch->end_dir[end]);
+	/* The packets ahead of the chosen one may not take this channel. */
+	uint32_t i = end ? e1 : e0;
+	start_xfer(f, ch->end_node[end], i, ch->end_dir[end], f->pkts[i].next,
+		   end ? e0 : e1);
 }
 
 /* Routing decision for packet i at its node. */
