@@ -1446,8 +1446,10 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			ch->p.last = ch->cur;
 			/* The refused packet goes behind the others waiting
 			 * (not a change that could end other retry loops). */
-			unhold_raw(f, x, ev.a);
-			hold_raw(f, x, ev.a);
+			if (p->next != NIL) {
+				unhold_raw(f, x, ev.a);
+				hold_raw(f, x, ev.a);
+			}
 			p->state = P_WAITING;
 			p->cand = (uint8_t)((p->best | p->nf) & ~p->blk);
 			arb_chan(f, ev.b);
