@@ -45,6 +45,8 @@ struct pkt {
 	uint32_t prev, next; /* held list at node (or free list) */
 	uint32_t seq;
 	uint32_t refusals;
+	uint32_t off;    /* offset of dst from node, for route() (set by
+			  * whoever moves the head to node: both need it) */
 	uint64_t t_inject;
 	uint16_t hops, deroutes;
 	uint8_t a;       /* deroutes still allowed */
@@ -629,11 +631,6 @@ static int admit(const mp_fabric *f, uint32_t y, uint32_t m, uint32_t dst,
 	return WHY_OK;
 }
 
-/* Hops a packet may still take from node y: distance plus deroutes. */
-static unsigned to_go(const mp_fabric *f, uint32_t y, uint32_t dst, unsigned a)
-{
-	return (f->rt[offset(f, y, dst)] & 0xff) + a;
-}
 
 /* ------------------------------------------------------------------ */
 /* Moving packets                                                      */
@@ -668,7 +665,9 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 	p->cand = 0; /* moving on, or attempting: no longer a candidate */
 
 	ch->cur = (ch->end_node[0] == x && ch->end_dir[0] == d) ? 0 : 1;
-	int why = admit(f, y, p->msg, p->dst, to_go(f, y, p->dst, a_after));
+	/* Hops it may still take from y: distance plus deroutes. */
+	uint32_t off = offset(f, y, p->dst);
+	int why = admit(f, y, p->msg, p->dst, (f->rt[off] & 0xff) + a_after);
 	if (why == WHY_OK) {
 		port_start(&ch->p, f->now, 0);
 		if (p->blk)
@@ -677,6 +676,7 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 			p->deroutes++;
 		p->state = P_ROUTING;
 		p->node = y;
+		p->off = off;
 		p->hops++;
 		p->a = (uint8_t)a_after;
 		f->nodes[y].used++;
@@ -813,7 +813,7 @@ static void route(mp_fabric *f, uint32_t i)
 {
 	struct pkt *p = &f->pkts[i];
 	uint32_t x = p->node;
-	uint32_t off = offset(f, x, p->dst);
+	uint32_t off = p->off;
 	uint32_t rt = f->rt[off];
 
 	if (off == 0) {
@@ -959,7 +959,8 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	struct node *n = &f->nodes[x];
 	uint32_t mi = n->att_msg;
 	struct msg *m = &f->msgs[mi];
-	unsigned d = f->rt[offset(f, x, m->dst)] & 0xff;
+	uint32_t off = offset(f, x, m->dst);
+	unsigned d = f->rt[off] & 0xff;
 	unsigned a0 = m->rt == MP_RT_DEROUTE && d > 0 ? d - 1 : 0;
 
 	int why = admit(f, x, mi, m->dst, d + a0);
@@ -987,6 +988,7 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	p->msg = mi;
 	p->dst = m->dst;
 	p->node = x;
+	p->off = off;
 	p->seq = m->sent;
 	p->t_inject = n->att_start;
 	p->a = (uint8_t)(a0 > 255 ? 255 : a0);
