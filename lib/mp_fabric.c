@@ -607,8 +607,8 @@ static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
  * Whether node y accepts a packet of message slot m for dst that will
  * have at most q hops to go after arriving: WHY_OK, or why not.
  */
-static int admit(const mp_fabric *f, uint32_t y, uint32_t m, uint32_t dst,
-		 unsigned q)
+static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
+			uint32_t dst, unsigned q)
 {
 	const struct node *n = &f->nodes[y];
 	unsigned B = f->cfg.buffers;
