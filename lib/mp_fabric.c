@@ -738,7 +738,7 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
  * directions first, then no-farther ones, a random one of the free when
  * there are several. Returns 1 when an offer was made.
  */
-static int try_free(mp_fabric *f, uint32_t x, uint32_t i)
+static inline int try_free(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	const struct pkt *p = &f->pkts[i];
 	const uint32_t *co = f->chan_of + (size_t)x * f->deg;
