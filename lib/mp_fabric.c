@@ -269,7 +269,7 @@ static uint32_t msg_alloc(mp_fabric *f)
 }
 
 /* Append packet i to node x's list of held (waiting) packets. */
-static void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
@@ -282,7 +282,7 @@ static void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 	n->held_tail = i;
 }
 
-static void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
