@@ -314,7 +314,7 @@ static inline void touch_wait(mp_fabric *f, uint32_t x, unsigned mask)
 }
 
 /* Packet i starts waiting at x: it competes for its candidate ports. */
-static void hold(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void hold(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	hold_raw(f, x, i);
 	touch_wait(f, x, f->pkts[i].best | f->pkts[i].nf);
@@ -323,7 +323,7 @@ static void hold(mp_fabric *f, uint32_t x, uint32_t i)
 /* Packet i stops waiting at x: backpressure at x may relent. */
 static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q);
 
-static void unhold(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void unhold(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	unhold_raw(f, x, i);
 	touch_left(f, x, i);
