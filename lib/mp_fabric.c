@@ -61,7 +61,10 @@ struct pkt {
 	uint8_t cand;    /* while waiting: the ports it may take now, (best |
 			  * nf) & ~blk, or EJECT_BIT; 0 in any other state,
 			  * so a search for a candidate tests one byte */
+	uint8_t spare[8]; /* to 64 bytes: finding a packet by its number,
+			   * as the held-list scans do, is then a shift */
 };
+_Static_assert(sizeof(struct pkt) == 64, "struct pkt is not 64 bytes");
 
 struct msg {
 	uint64_t id, t_arrive, t_first;
