@@ -1242,8 +1242,12 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 			[R_IREF] = refusal_cost(cfg->inject_setup,
 						cfg->header_time) - setup,
 		};
+		/* Without an injection set-up its ring would stay empty
+		 * and only lengthen every pop (start_inject never uses it;
+		 * rings made later keep their order). */
 		for (int k = 0; k < NRINGS; k++)
-			f->ring[k] = mp_evq_ring(f->q, delays[k]);
+			f->ring[k] = k == R_SETUP && !setup ? -1 :
+				     mp_evq_ring(f->q, delays[k]);
 	}
 	f->ni = mp_ni_new(f->n, pol);
 	if (!f->nb || !f->chan_of || !f->chans || !f->nodes || !f->q || !f->ni ||
