@@ -1036,38 +1036,43 @@ static void ej_end(mp_fabric *f, uint32_t i)
 	f->last_progress = f->now;
 	m->delivered++;
 	m->hops += p->hops;
+	/* The writers read a record's own fields (or its bytes up to its
+	 * size): setting the member, padding-free, is enough, with no
+	 * clearing of the whole union first. */
 	if (!f->o.no_packets) {
-		memset(&r, 0, sizeof r);
-		r.pkt.tag = MP_REC_PKT;
-		r.pkt.cls = m->cls;
-		r.pkt.group = m->group;
-		r.pkt.flags = p->deroutes ? 1 : 0;
-		r.pkt.src = m->src;
-		r.pkt.dst = m->dst;
-		r.pkt.seq = p->seq;
-		r.pkt.msg = m->id;
-		r.pkt.t_inject = p->t_inject;
-		r.pkt.t_eject = f->now;
-		r.pkt.hops = p->hops;
-		r.pkt.deroutes = p->deroutes;
-		r.pkt.refusals = p->refusals;
+		r.pkt = (struct mp_pkt){
+			.tag = MP_REC_PKT,
+			.cls = m->cls,
+			.group = m->group,
+			.flags = p->deroutes ? 1 : 0,
+			.src = m->src,
+			.dst = m->dst,
+			.seq = p->seq,
+			.msg = m->id,
+			.t_inject = p->t_inject,
+			.t_eject = f->now,
+			.hops = p->hops,
+			.deroutes = p->deroutes,
+			.refusals = p->refusals,
+		};
 		emit(f, &r);
 	}
 	pkt_release(f, i);
 	if (m->delivered == m->packets) {
-		memset(&r, 0, sizeof r);
-		r.dlv.tag = MP_REC_DLV;
-		r.dlv.cls = m->cls;
-		r.dlv.group = m->group;
-		r.dlv.src = m->src;
-		r.dlv.dst = m->dst;
-		r.dlv.packets = m->packets;
-		r.dlv.id = m->id;
-		r.dlv.t_arrive = m->t_arrive;
-		r.dlv.t_first = m->t_first;
-		r.dlv.t_done = f->now;
-		r.dlv.bytes = m->bytes;
-		r.dlv.hops = m->hops;
+		r.dlv = (struct mp_dlv){
+			.tag = MP_REC_DLV,
+			.cls = m->cls,
+			.group = m->group,
+			.src = m->src,
+			.dst = m->dst,
+			.packets = m->packets,
+			.id = m->id,
+			.t_arrive = m->t_arrive,
+			.t_first = m->t_first,
+			.t_done = f->now,
+			.bytes = m->bytes,
+			.hops = m->hops,
+		};
 		emit(f, &r);
 		f->c.msgs_done++;
 		m->next_free = f->msg_free;
