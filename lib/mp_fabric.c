@@ -17,6 +17,10 @@
 #include "mp_topo.h"
 
 #define NIL UINT32_MAX
+/* Packet slot 0 is no packet: it ends every held list, and its cand has
+ * every bit set, so a search for a candidate stops there without a
+ * separate test for the end of the list. */
+#define HELD_END 0
 #define EJECT_BIT 0x80u
 
 enum {
@@ -221,23 +225,32 @@ static void push_at(mp_fabric *f, uint64_t t, uint16_t type, uint32_t a,
 		fail(f, "out of memory (event queue)");
 }
 
+/* Grow the packet pool (the first time, with its slot HELD_END). */
+static int pkt_grow(mp_fabric *f)
+{
+	uint32_t cap = f->npkts ? f->npkts * 2 : 1024;
+	struct pkt *p = realloc(f->pkts, (size_t)cap * sizeof *p);
+	if (!p)
+		return fail(f, "out of memory (packets)");
+	f->pkts = p;
+	if (f->npkts == 0) {
+		memset(&p[HELD_END], 0, sizeof p[HELD_END]);
+		p[HELD_END].cand = 0xff;
+		f->npkts = HELD_END + 1;
+	}
+	for (uint32_t i = cap; i-- > f->npkts;) {
+		p[i].live = 0;
+		p[i].next = f->pkt_free;
+		f->pkt_free = i;
+	}
+	f->npkts = cap;
+	return 0;
+}
+
 static uint32_t pkt_alloc(mp_fabric *f)
 {
-	if (f->pkt_free == NIL) {
-		uint32_t cap = f->npkts ? f->npkts * 2 : 1024;
-		struct pkt *p = realloc(f->pkts, (size_t)cap * sizeof *p);
-		if (!p) {
-			fail(f, "out of memory (packets)");
-			return NIL;
-		}
-		f->pkts = p;
-		for (uint32_t i = cap; i-- > f->npkts;) {
-			p[i].live = 0;
-			p[i].next = f->pkt_free;
-			f->pkt_free = i;
-		}
-		f->npkts = cap;
-	}
+	if (f->pkt_free == NIL && pkt_grow(f) < 0)
+		return NIL;
 	uint32_t i = f->pkt_free;
 	f->pkt_free = f->pkts[i].next;
 	return i;
@@ -276,9 +289,9 @@ static inline void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
-	p->next = NIL;
+	p->next = HELD_END;
 	p->prev = n->held_tail;
-	if (n->held_tail == NIL)
+	if (n->held_tail == HELD_END)
 		n->held_head = i;
 	else
 		f->pkts[n->held_tail].next = i;
@@ -289,11 +302,11 @@ static inline void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
-	if (p->prev == NIL)
+	if (p->prev == HELD_END)
 		n->held_head = p->next;
 	else
 		f->pkts[p->prev].next = p->next;
-	if (p->next == NIL)
+	if (p->next == HELD_END)
 		n->held_tail = p->prev;
 	else
 		f->pkts[p->next].prev = p->prev;
@@ -587,7 +600,7 @@ static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
 		uint32_t x = f->nb[y * f->deg + d];
 		unsigned bit = 1u << f->opp[d];
 		int any = 0;
-		for (uint32_t i = f->nodes[x].held_head; i != NIL;
+		for (uint32_t i = f->nodes[x].held_head; i != HELD_END;
 		     i = f->pkts[i].next) {
 			struct pkt *p = &f->pkts[i];
 			if ((p->blk & bit) && may_pass(p->blk_why, p->msg, p->dst, q)) {
@@ -623,11 +636,13 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 	if (f->cfg.deadlock == MP_DL_HOPCOUNT && B - n->used <= q)
 		return WHY_FULL;
 	if (f->cfg.bp == MP_BP_MESSAGE) {
-		for (uint32_t i = n->held_head; i != NIL; i = f->pkts[i].next)
+		for (uint32_t i = n->held_head; i != HELD_END;
+		     i = f->pkts[i].next)
 			if (f->pkts[i].msg == m)
 				return WHY_BPMSG;
 	} else if (f->cfg.bp == MP_BP_DEST) {
-		for (uint32_t i = n->held_head; i != NIL; i = f->pkts[i].next)
+		for (uint32_t i = n->held_head; i != HELD_END;
+		     i = f->pkts[i].next)
 			if (f->pkts[i].dst == dst)
 				return WHY_BPDEST;
 	}
@@ -653,7 +668,7 @@ static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
  * What the caller already knows saves list scans on a refusal: `from`
  * is where other packets at x that may take d can start in x's held
  * list (UNKNOWN: its head), and `oth` is the first packet waiting at
- * the channel's other end (NIL: none; UNKNOWN: not known).
+ * the channel's other end (HELD_END: none; UNKNOWN: not known).
  */
 static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 		       uint32_t from, uint32_t oth)
@@ -713,14 +728,14 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 		if (f->loops) {
 			if (from == UNKNOWN)
 				from = f->nodes[x].held_head;
-			alone = first_from(f, from, 1u << d) == NIL;
+			alone = first_from(f, from, 1u << d) == HELD_END;
 		}
 		if (alone && !f->cfg.full_duplex) {
 			/* Packet i no longer counts (cand 0), even when it
 			 * was found as the other end's too (y == x). */
 			if (oth == UNKNOWN || oth == i)
 				oth = first_for(f, y, 1u << f->opp[d]);
-			alone = oth == NIL;
+			alone = oth == HELD_END;
 		}
 		if (alone) {
 			/* Nothing else waits for this channel: retry without
@@ -765,17 +780,18 @@ static inline int try_free(mp_fabric *f, uint32_t x, uint32_t i)
 	return 0;
 }
 
-/* First waiting packet from i on in its held list that may use bit. */
+/* First waiting packet from i on in its held list that may use bit, or
+ * HELD_END. */
 static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
 				  unsigned bit)
 {
-	for (; i != NIL; i = f->pkts[i].next)
-		if (f->pkts[i].cand & bit)
-			return i;
-	return NIL;
+	while (!(f->pkts[i].cand & bit))
+		i = f->pkts[i].next;
+	return i;
 }
 
-/* First waiting packet at x that may use direction d (or eject). */
+/* First waiting packet at x that may use direction d (or eject), or
+ * HELD_END. */
 static inline uint32_t first_for(const mp_fabric *f, uint32_t x,
 				 unsigned bit)
 {
@@ -792,16 +808,16 @@ static void arb_chan(mp_fabric *f, uint32_t c)
 	uint32_t e1;
 	int end;
 	if (f->cfg.full_duplex)
-		e1 = NIL;
-	else if (e0 != NIL && ch->p.last != 0)
+		e1 = HELD_END;
+	else if (e0 != HELD_END && ch->p.last != 0)
 		e1 = UNKNOWN; /* end 0 goes whatever waits at end 1 */
 	else
 		e1 = first_for(f, ch->end_node[1], 1u << ch->end_dir[1]);
-	if (e0 != NIL && e1 != NIL)
+	if (e0 != HELD_END && e1 != HELD_END)
 		end = ch->p.last == 0 ? 1 : 0; /* alternate directions */
-	else if (e0 != NIL)
+	else if (e0 != HELD_END)
 		end = 0;
-	else if (e1 != NIL)
+	else if (e1 != HELD_END)
 		end = 1;
 	else
 		return;
@@ -923,7 +939,7 @@ static void arb_pe(mp_fabric *f, uint32_t x)
 	if (c->pe_separate) {
 		if (!n->pe[1].busy) {
 			uint32_t e = first_for(f, x, EJECT_BIT);
-			if (e != NIL)
+			if (e != HELD_END)
 				start_eject(f, x, e, 1);
 		}
 		if (!n->pe[0].busy && can_inject(f, x))
@@ -934,10 +950,10 @@ static void arb_pe(mp_fabric *f, uint32_t x)
 		return;
 	uint32_t e = first_for(f, x, EJECT_BIT);
 	int inj = can_inject(f, x);
-	if (e == NIL && !inj)
+	if (e == HELD_END && !inj)
 		return;
 	int eject;
-	if (e == NIL)
+	if (e == HELD_END)
 		eject = 0;
 	else if (!inj)
 		eject = 1;
@@ -975,7 +991,8 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 		if (f->notify)
 			n->inj_wait = (uint8_t)why; /* until that changes here */
 		if (f->loops && gate_open(f, n) &&
-		    (f->cfg.pe_separate || first_for(f, x, EJECT_BIT) == NIL)) {
+		    (f->cfg.pe_separate ||
+		     first_for(f, x, EJECT_BIT) == HELD_END)) {
 			n->pe_loop = (uint8_t)why;
 			n->pe_lp_t0 = n->att_start;
 		} else {
@@ -1285,11 +1302,12 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 		}
 	for (uint32_t x = 0; x < f->n; x++) {
 		struct node *n = &f->nodes[x];
-		n->held_head = n->held_tail = NIL;
+		n->held_head = n->held_tail = HELD_END;
 		n->pe[0].last = USE_EJ; /* so the first choice is injection */
 		n->pe[1].last = USE_INJ;
 		mp_rng_seed(&n->rng, f->o.seed, x);
 	}
+	pkt_grow(f); /* the lists' end is needed from the start */
 	if (f->o.util_interval)
 		push_at(f, f->o.util_interval, EV_TIMER_UTIL, 0, 0);
 	if (f->o.check_interval)
@@ -1460,7 +1478,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			ch->p.last = ch->cur;
 			/* The refused packet goes behind the others waiting
 			 * (not a change that could end other retry loops). */
-			if (p->next != NIL) {
+			if (p->next != HELD_END) {
 				unhold_raw(f, x, ev.a);
 				hold_raw(f, x, ev.a);
 			}
