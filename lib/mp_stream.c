@@ -881,9 +881,9 @@ static void rec_from_wire(mp_rec *rec)
 #endif
 }
 
-static void rec_to_wire(const mp_rec *rec, unsigned char *out)
+/* Write rec, of `size` bytes (mp_rec_size of its tag), to out. */
+static void rec_to_wire(const mp_rec *rec, unsigned char *out, size_t size)
 {
-	size_t size = mp_rec_size(rec->tag);
 #if MP_BIG_ENDIAN
 	size_t n;
 	const struct mp_field *f = mp_rec_fields(rec->tag, &n);
@@ -1312,7 +1312,7 @@ int mp_writer_put(mp_writer *w, const mp_rec *rec)
 	} else {
 		if (WBUF - w->w_len < size && drain(w, ZSTD_e_continue) < 0)
 			return -1;
-		rec_to_wire(rec, w->wb + w->w_len);
+		rec_to_wire(rec, w->wb + w->w_len, size);
 		w->w_len += size;
 	}
 	w->count[rec->tag]++;
@@ -1366,7 +1366,7 @@ int mp_writer_close(mp_writer *w, mp_err *err)
 		if (w->pk)
 			n = mp_pack_put(w->pk, &end, buf);
 		else
-			rec_to_wire(&end, buf);
+			rec_to_wire(&end, buf, n);
 		if (wput(w, buf, n) == 0)
 			drain(w, ZSTD_e_end);
 	}
