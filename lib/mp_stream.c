@@ -569,6 +569,17 @@ static const unsigned char *need(mp_reader *r, size_t n, size_t *got)
 	}
 }
 
+/* need(), with its common case inline: the bytes are there already. */
+static inline const unsigned char *need_fast(mp_reader *r, size_t n,
+					     size_t *got)
+{
+	if (r->mode == MODE_RAW && r->in_len - r->in_pos >= n)
+		return r->in + r->in_pos;
+	if (r->mode == MODE_ZSTD && r->p_len - r->p_pos >= n)
+		return r->pb + r->p_pos;
+	return need(r, n, got);
+}
+
 /* Plain bytes contiguous at the read position, without reading more. */
 static size_t buffered(const mp_reader *r)
 {
@@ -1009,7 +1020,7 @@ int mp_reader_next(mp_reader *r, mp_rec *rec)
 		return -1;
 	for (;;) {
 		size_t got;
-		const unsigned char *p = need(r, 1, &got);
+		const unsigned char *p = need_fast(r, 1, &got);
 		if (!p) {
 			if (r->failed)
 				return -1;
@@ -1042,7 +1053,7 @@ int mp_reader_next(mp_reader *r, mp_rec *rec)
 			size_t size = r->size[tag];
 			if (size == 0)
 				return rfail_rec(r, "unknown record tag %d", tag);
-			p = need(r, size, &got);
+			p = need_fast(r, size, &got);
 			if (!p) {
 				if (r->failed)
 					return -1;
