@@ -324,8 +324,10 @@ static inline void touch_left(mp_fabric *f, uint32_t x, uint32_t i)
 
 static inline void touch_wait(mp_fabric *f, uint32_t x, unsigned mask)
 {
+	/* Only loops on the ports in mask are touched (see touch_wait_). */
 	const struct node *n = &f->nodes[x];
-	if (n->out_loops | n->in_loops | n->pe_loop)
+	if (((n->out_loops | n->in_loops) & mask) ||
+	    (n->pe_loop && (mask & EJECT_BIT)))
 		touch_wait_(f, x, mask);
 }
 
