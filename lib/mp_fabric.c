@@ -113,7 +113,9 @@ struct node {
 	uint64_t pe_lp_t0;
 	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
 	mp_rng rng;
+	uint8_t spare[64]; /* to 256 bytes: finding a node is a shift */
 };
+_Static_assert(sizeof(struct node) == 256, "struct node is not 256 bytes");
 
 struct sample {
 	uint64_t t, backlog, arrived;
