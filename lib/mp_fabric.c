@@ -625,7 +625,8 @@ static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
 
 /*
  * Whether node y accepts a packet of message slot m for dst that will
- * have at most q hops to go after arriving: WHY_OK, or why not.
+ * have at most q hops to go after arriving (q 0 without the hop-count
+ * rule): WHY_OK, or why not.
  */
 static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 			uint32_t dst, unsigned q)
@@ -636,8 +637,9 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 		return WHY_FULL;
 	/* Hop-count rule (a forward-count controller): a packet with q hops
 	 * to go needs more than q free buffers, so packets nearer their
-	 * destination always find room and no cycle of waits can form. */
-	if (f->cfg.deadlock == MP_DL_HOPCOUNT && B - n->used <= q)
+	 * destination always find room and no cycle of waits can form.
+	 * With q 0 this is the test above. */
+	if (B - n->used <= q)
 		return WHY_FULL;
 	if (f->cfg.bp == MP_BP_MESSAGE) {
 		for (uint32_t i = n->held_head; i != HELD_END;
@@ -687,9 +689,16 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 	p->cand = 0; /* moving on, or attempting: no longer a candidate */
 
 	ch->cur = (ch->end_node[0] == x && ch->end_dir[0] == d) ? 0 : 1;
-	/* Hops it may still take from y: distance plus deroutes. */
-	uint32_t off = offset(f, y, p->dst);
-	int why = admit(f, y, p->msg, p->dst, (f->rt[off] & 0xff) + a_after);
+	/* The offset of its destination from y: the hop-count rule needs
+	 * it before, for the hops the packet may still take (distance plus
+	 * deroutes), route() after a transfer; most offers are refused. */
+	uint32_t off = NIL;
+	unsigned q = 0;
+	if (f->cfg.deadlock == MP_DL_HOPCOUNT) {
+		off = offset(f, y, p->dst);
+		q = (f->rt[off] & 0xff) + a_after;
+	}
+	int why = admit(f, y, p->msg, p->dst, q);
 	if (why == WHY_OK) {
 		port_start(&ch->p, f->now, 0);
 		if (p->blk)
@@ -698,7 +707,7 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 			p->deroutes++;
 		p->state = P_ROUTING;
 		p->node = y;
-		p->off = off;
+		p->off = off != NIL ? off : offset(f, y, p->dst);
 		p->hops++;
 		p->a = (uint8_t)a_after;
 		f->nodes[y].used++;
@@ -986,7 +995,8 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	unsigned d = f->rt[off] & 0xff;
 	unsigned a0 = m->rt == MP_RT_DEROUTE && d > 0 ? d - 1 : 0;
 
-	int why = admit(f, x, mi, m->dst, d + a0);
+	int why = admit(f, x, mi, m->dst,
+			f->cfg.deadlock == MP_DL_HOPCOUNT ? d + a0 : 0);
 	if (why != WHY_OK) {
 		n->pe[0].refusing = 1;
 		f->c.refusals++;
