@@ -49,8 +49,8 @@ struct pkt {
 	uint32_t prev, next; /* held list at node (or free list) */
 	uint32_t seq;
 	uint32_t refusals;
-	uint32_t off;    /* offset of dst from node, for route() (set by
-			  * whoever moves the head to node: both need it) */
+	uint32_t off;    /* offset of dst from node, for route(): set where
+			  * the head moves to node (start_xfer, inj_decide) */
 	uint64_t t_inject;
 	uint16_t hops, deroutes;
 	uint8_t a;       /* deroutes still allowed */
@@ -654,7 +654,6 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 	}
 	return WHY_OK;
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Moving packets                                                      */
