@@ -632,14 +632,11 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 			uint32_t dst, unsigned q)
 {
 	const struct node *n = &f->nodes[y];
-	unsigned B = f->cfg.buffers;
-	if (n->used >= B)
-		return WHY_FULL;
-	/* Hop-count rule (a forward-count controller): a packet with q hops
-	 * to go needs more than q free buffers, so packets nearer their
-	 * destination always find room and no cycle of waits can form.
-	 * With q 0 this is the test above. */
-	if (B - n->used <= q)
+	/* No free buffer (q 0), or the hop-count rule (a forward-count
+	 * controller): a packet with q hops to go needs more than q free
+	 * buffers, so packets nearer their destination always find room
+	 * and no cycle of waits can form. used never exceeds buffers. */
+	if (f->cfg.buffers - n->used <= q)
 		return WHY_FULL;
 	if (f->cfg.bp == MP_BP_MESSAGE) {
 		for (uint32_t i = n->held_head; i != HELD_END;
