@@ -640,10 +640,11 @@ static int parse_layouts(mp_reader *r, const mp_hdr *h)
 			continue;
 		uint64_t tag, size;
 		char name[64];
+		int fields = 0; /* where the field list starts, after the size */
 		if (mp_parse_u64(k + 7, 1, 255, &tag, k, NULL) < 0)
 			return rfail(r, "header: bad layout key '%s'", k);
-		if (sscanf(h->kv[i].val, "%63s %" SCNu64, name, &size) != 2 ||
-		    size < 1 || size > 4096)
+		if (sscanf(h->kv[i].val, "%63s %" SCNu64 "%n", name, &size,
+			   &fields) != 2 || size < 1 || size > 4096)
 			return rfail(r, "header: bad layout of record tag %d",
 				     (int)tag);
 		if (tag < MP_REC_NTAGS) {
@@ -659,16 +660,9 @@ static int parse_layouts(mp_reader *r, const mp_hdr *h)
 		}
 		r->size[tag] = (size_t)size;
 		if (r->packed) {
-			/* The field list, after the name and the size. */
-			const char *f = h->kv[i].val;
-			for (int w = 0; w < 2; w++) {
-				while (*f == ' ')
-					f++;
-				while (*f && *f != ' ')
-					f++;
-			}
 			mp_err err;
-			if (mp_pack_declare(r->pk, (int)tag, size, f, &err) < 0)
+			if (mp_pack_declare(r->pk, (int)tag, size,
+					    h->kv[i].val + fields, &err) < 0)
 				return rfail(r, "header: %s", err.msg);
 		}
 	}
