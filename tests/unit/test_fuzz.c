@@ -30,34 +30,6 @@ static const struct target targets[] = {
 	{ "fuzz_args", fuzz_args },
 };
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	size_t cap = 0;
-	*len = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (*len == cap) {
-			cap = cap ? 2 * cap : 4096;
-			unsigned char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t n = fread(buf + *len, 1, cap - *len, f);
-		if (n == 0)
-			break;
-		*len += n;
-	}
-	fclose(f);
-	return buf ? buf : malloc(1);
-}
-
 static int visible(const struct dirent *e)
 {
 	return e->d_name[0] != '.' && strcmp(e->d_name, "README") != 0;
@@ -82,7 +54,7 @@ static int replay_dir(const struct target *t, const char *kind, int each)
 		char path[600];
 		size_t len;
 		snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
-		unsigned char *data = slurp(path, &len);
+		unsigned char *data = t_slurp(path, &len);
 		if (!data) {
 			T_OK(0, "%s: cannot read %s", t->name, path);
 			free(ents[i]);

@@ -42,28 +42,6 @@ static const char *tpath(const char *name)
 	return p;
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	size_t cap = 0;
-	*len = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (*len == cap) {
-			cap = cap ? 2 * cap : 4096;
-			buf = realloc(buf, cap);
-		}
-		size_t n = fread(buf + *len, 1, cap - *len, f);
-		if (n == 0)
-			break;
-		*len += n;
-	}
-	fclose(f);
-	return buf;
-}
-
 static void spit(const char *path, const void *p, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -160,7 +138,7 @@ static int read_all(const char *path, uint64_t *count, char *msg, size_t cap)
 static int bytes_equal(const char *a, const char *b)
 {
 	size_t la, lb;
-	unsigned char *pa = slurp(a, &la), *pb = slurp(b, &lb);
+	unsigned char *pa = t_slurp(a, &la), *pb = t_slurp(b, &lb);
 	int eq = pa && pb && la == lb && memcmp(pa, pb, la) == 0;
 	free(pa);
 	free(pb);
@@ -304,7 +282,7 @@ static void test_concat(void)
 		write_stream(pb, h, b, nb - 1, combos[c][1]);
 		mp_hdr_free(h);
 		size_t la, lb;
-		unsigned char *ba = slurp(pa, &la), *bb = slurp(pb, &lb);
+		unsigned char *ba = t_slurp(pa, &la), *bb = t_slurp(pb, &lb);
 		unsigned char *all = malloc(la + lb);
 		memcpy(all, ba, la);
 		memcpy(all + la, bb, lb);
@@ -339,7 +317,7 @@ static void test_concat(void)
 	mp_hdr_set_kind(h, MP_KIND_MESSAGES);
 	write_stream(pb, h, b, 1, MP_W_RAW);
 	size_t la, lb;
-	unsigned char *ba = slurp(pa, &la), *bb = slurp(pb, &lb);
+	unsigned char *ba = t_slurp(pa, &la), *bb = t_slurp(pb, &lb);
 	unsigned char *all = malloc(la + lb);
 	memcpy(all, ba, la);
 	memcpy(all + la, bb, lb);
@@ -350,7 +328,7 @@ static void test_concat(void)
 	mp_hdr_set_kind(h, MP_KIND_DELIVERIES);
 	mp_hdr_set(h, "nodes", "37");
 	write_stream(pb, h, b, 1, MP_W_RAW);
-	bb = slurp(pb, &lb);
+	bb = t_slurp(pb, &lb);
 	all = realloc(all, la + lb);
 	memcpy(all + la, bb, lb);
 	spit(pc, all, la + lb);
@@ -371,7 +349,7 @@ static unsigned char *small_stream(int flags, size_t *len)
 	mp_hdr *h = sample_hdr(MP_KIND_MESSAGES);
 	write_stream(p, h, recs, n, flags);
 	mp_hdr_free(h);
-	return slurp(p, len);
+	return t_slurp(p, len);
 }
 
 static void test_truncated(int flags)
@@ -815,7 +793,7 @@ static void test_packed_round_trip(void)
 	/* The bytes inside the zstd frame: the header with flag bit 0,
 	 * then the records exactly as the reference packs them. */
 	size_t zlen, len;
-	unsigned char *z = slurp(p, &zlen);
+	unsigned char *z = t_slurp(p, &zlen);
 	unsigned char *s = unzstd(z, zlen, &len);
 	size_t hl = hdr_len(s);
 	unsigned char ref[32 * MP_PACK_MAX];
@@ -842,7 +820,7 @@ static void test_packed_round_trip(void)
 	/* Raw streams keep the fixed layout, flags 0. */
 	write_stream(u, h, r, n, MP_W_RAW);
 	free(s);
-	s = slurp(u, &len);
+	s = t_slurp(u, &len);
 	hl = hdr_len(s);
 	int fixed = mp_le16(s + 10) == 0;
 	size_t off = hl;
@@ -1043,7 +1021,7 @@ static void test_packed_long(void)
 	CHECK(got == N && same_recs(r, back, N), "packed: %d records read back "
 	     "across buffer boundaries, compressed %s", N, msg);
 	size_t zlen, len;
-	unsigned char *z = slurp(p, &zlen), *s = unzstd(z, zlen, &len);
+	unsigned char *z = t_slurp(p, &zlen), *s = unzstd(z, zlen, &len);
 	spit(u, s, len);
 	got = read_recs(u, back, N, msg, sizeof msg);
 	CHECK(got == N && same_recs(r, back, N) && len > (1 << 18),
@@ -1063,7 +1041,7 @@ static void test_packed_long(void)
 static void cat2(const char *a, const char *b, const char *c)
 {
 	size_t la, lb;
-	unsigned char *ba = slurp(a, &la), *bb = slurp(b, &lb);
+	unsigned char *ba = t_slurp(a, &la), *bb = t_slurp(b, &lb);
 	unsigned char *all = malloc(la + lb + 1);
 	memcpy(all, ba, la);
 	memcpy(all + la, bb, lb);
@@ -1083,7 +1061,7 @@ static void write_as(const char *path, const mp_rec *r, size_t n, int e)
 	mp_hdr_free(h);
 	if (e == 1 || e == 3) {
 		size_t len, out;
-		unsigned char *s = slurp(path, &len);
+		unsigned char *s = t_slurp(path, &len);
 		unsigned char *t = e == 1 ? zstd_of(s, len, &out) :
 					    unzstd(s, len, &out);
 		spit(path, t, out);
@@ -1313,7 +1291,7 @@ static void test_packed_torture(void)
 	write_stream(p, h, recs, n, 0);
 	mp_hdr_free(h);
 	size_t zl;
-	unsigned char *z = slurp(p, &zl), *s = unzstd(z, zl, &len);
+	unsigned char *z = t_slurp(p, &zl), *s = unzstd(z, zl, &len);
 	free(z);
 	size_t hl = hdr_len(s);
 	for (size_t k = 0; k < len; k++) {
