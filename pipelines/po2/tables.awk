@@ -17,20 +17,26 @@ function pm(v, h, d) { return v == "" ? "-" : (h == "" ? f(v, d) : f(v, d) " ± 
 # Latencies: one decimal below 1000 units.
 function lat(v, h) { return pm(v, h, v != "" && v + 0 < 1000 ? 1 : 0) }
 
-# The order of the three strategies at workload w, load l, for metric m.
-function order(w, l, m,    i, j, r, n, t, s, a, b, ok) {
-	n = 0
+# The three strategies at workload w, load l into o[1..3], by metric m
+# from the lowest; 0 when one of them is missing or not "ok".
+function sorted(w, l, m,    i, j, t) {
 	for (i = 1; i <= 3; i++) {
-		r = R[i]
-		if (!((w, r, l, "all") in row) || S[w, r, l, "all", "status"] != "ok")
-			return "(saturated: " sats(w, l) ")"
-		o[++n] = r
+		if (!((w, R[i], l, "all") in row) || S[w, R[i], l, "all", "status"] != "ok")
+			return 0
+		o[i] = R[i]
 	}
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
+	for (i = 1; i <= 3; i++)
+		for (j = i + 1; j <= 3; j++)
 			if (S[w, o[j], l, "all", m] + 0 < S[w, o[i], l, "all", m] + 0) {
 				t = o[i]; o[i] = o[j]; o[j] = t
 			}
+	return 3
+}
+
+# The order of the three strategies at workload w, load l, for metric m.
+function order(w, l, m,    i, n, s, a, b) {
+	if (!(n = sorted(w, l, m)))
+		return "(saturated: " sats(w, l) ")"
 	s = o[1]
 	for (i = 2; i <= n; i++) {
 		a = S[w, o[i-1], l, "all", m] + S[w, o[i-1], l, "all", m "_ci95"]
@@ -41,18 +47,9 @@ function order(w, l, m,    i, j, r, n, t, s, a, b, ok) {
 }
 
 # The same order, from the per-seed differences.
-function porder(w, l, m,    i, j, n, t, s, lo) {
-	n = 0
-	for (i = 1; i <= 3; i++) {
-		if (!((w, R[i], l, "all") in row) || S[w, R[i], l, "all", "status"] != "ok")
-			return "(saturated)"
-		o[++n] = R[i]
-	}
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (S[w, o[j], l, "all", m] + 0 < S[w, o[i], l, "all", m] + 0) {
-				t = o[i]; o[i] = o[j]; o[j] = t
-			}
+function porder(w, l, m,    i, n, s, lo) {
+	if (!(n = sorted(w, l, m)))
+		return "(saturated)"
 	s = o[1]
 	for (i = 2; i <= n; i++) {
 		lo = pdiff(w, l, m, o[i-1], o[i])
