@@ -1419,6 +1419,14 @@ int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
 	return f->failed ? -1 : 0;
 }
 
+int mp_fabric_offer(mp_fabric *f, const struct mp_msg *m)
+{
+	int st = mp_fabric_run(f, m->time);
+	if (st != MP_FAB_OK)
+		return st;
+	return mp_fabric_add(f, m) < 0 ? MP_FAB_ERROR : MP_FAB_OK;
+}
+
 void mp_fabric_input_done(mp_fabric *f)
 {
 	f->input_done = 1;

@@ -86,6 +86,14 @@ int mp_fabric_run(mp_fabric *f, uint64_t until);
  */
 int mp_fabric_add(mp_fabric *f, const struct mp_msg *m);
 
+/*
+ * The next message of a time-ordered input: run the fabric up to its
+ * arrival (mp_fabric_run), then add it (mp_fabric_add). Returns
+ * MP_FAB_OK, or the status that stopped the run (MP_FAB_ERROR when the
+ * message was refused).
+ */
+int mp_fabric_offer(mp_fabric *f, const struct mp_msg *m);
+
 /* No more messages will be added (lets the trend check conclude). */
 void mp_fabric_input_done(mp_fabric *f);
 

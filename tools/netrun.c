@@ -374,13 +374,9 @@ int main(int argc, char **argv)
 				break;
 			continue;
 		}
-		st = mp_fabric_run(f, rec.msg.time);
+		st = mp_fabric_offer(f, &rec.msg);
 		if (st != MP_FAB_OK)
 			break;
-		if (mp_fabric_add(f, &rec.msg) < 0) {
-			st = MP_FAB_ERROR;
-			break;
-		}
 		nread++;
 		if (progress && (nread & 1023) == 0) {
 			double now = wall();

@@ -286,13 +286,9 @@ static void run_netrun(const struct words *ws, const char *path)
 		if (pkts + rec.msg.packets > NETRUN_MAX_PKTS ||
 		    rec.msg.time > NETRUN_MAX_TIME)
 			break;
-		st = mp_fabric_run(f, rec.msg.time);
+		st = mp_fabric_offer(f, &rec.msg);
 		if (st != MP_FAB_OK)
 			break;
-		if (mp_fabric_add(f, &rec.msg) < 0) {
-			st = MP_FAB_ERROR;
-			break;
-		}
 		msgs++;
 		pkts += rec.msg.packets;
 	}
