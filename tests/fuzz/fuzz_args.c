@@ -192,6 +192,27 @@ static int sink_emit(void *ctx, const mp_rec *rec)
 	return mp_writer_put(s->w, rec);
 }
 
+/*
+ * Open the fuzzed input as netrun and sched do: NULL (after checking
+ * the reader's message) unless it opens and carries messages or
+ * injections.
+ */
+static mp_reader *open_messages(const char *path)
+{
+	mp_err err;
+	mp_reader *r = mp_reader_open(path, &err);
+	if (!r) {
+		fuzz_check_msg("mp_reader_open", err.msg, path);
+		return NULL;
+	}
+	int kind = mp_hdr_kind(mp_reader_header(r));
+	if (kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS) {
+		mp_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
 static void run_netrun(const struct words *ws, const char *path)
 {
 	struct mp_cfg cfg;
@@ -227,16 +248,12 @@ static void run_netrun(const struct words *ws, const char *path)
 	mp_fabric_defaults(&cfg, &fo);
 	fo.seed = seed;
 
-	mp_reader *r = mp_reader_open(path, &err);
-	if (!r) {
-		fuzz_check_msg("mp_reader_open", err.msg, path);
+	mp_reader *r = open_messages(path);
+	if (!r)
 		return;
-	}
 	const mp_hdr *ih = mp_reader_header(r);
-	int kind = mp_hdr_kind(ih);
 	struct mp_ni_policy pol;
-	if ((kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS) ||
-	    mp_ni_policy_read(ih, &pol, &err) < 0) {
+	if (mp_ni_policy_read(ih, &pol, &err) < 0) {
 		mp_reader_close(r);
 		return;
 	}
@@ -366,16 +383,12 @@ static void run_sched(const struct words *ws, const char *path)
 			return;
 		}
 	}
-	mp_reader *r = mp_reader_open(path, &err);
-	if (!r) {
-		fuzz_check_msg("mp_reader_open", err.msg, path);
+	mp_reader *r = open_messages(path);
+	if (!r)
 		return;
-	}
 	const mp_hdr *ih = mp_reader_header(r);
-	int kind = mp_hdr_kind(ih);
-	mp_hdr *oh = NULL;
-	if ((kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS) ||
-	    !(oh = mp_hdr_dup(ih))) {
+	mp_hdr *oh = mp_hdr_dup(ih);
+	if (!oh) {
 		mp_reader_close(r);
 		return;
 	}
