@@ -108,12 +108,13 @@ struct node {
 	uint8_t out_loops, in_loops, pe_loop; /* pe_loop: why (WHY_*) */
 	/* --retry notify: packets at neighbours refused by this node and
 	 * waiting for it to change; an injection refused here, waiting. */
-	uint32_t nblk;
+	uint32_t nblk_d[MP_TOPO_MAXDEG]; /* by the direction of their node */
+	uint8_t nblk_dirs; /* directions whose nblk_d is not 0 */
 	uint8_t inj_wait; /* why the injection was refused (WHY_*), or 0 */
 	uint64_t pe_lp_t0;
 	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
 	mp_rng rng;
-	uint8_t spare[64]; /* to 256 bytes: finding a node is a shift */
+	uint8_t spare[40]; /* to 256 bytes: finding a node is a shift */
 };
 _Static_assert(sizeof(struct node) == 256, "struct node is not 256 bytes");
 
@@ -341,7 +342,12 @@ static inline void hold(mp_fabric *f, uint32_t x, uint32_t i)
 }
 
 /* Packet i stops waiting at x: backpressure at x may relent. */
-static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q);
+static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q);
+static inline void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
+{
+	if (f->nodes[y].inj_wait | f->nodes[y].nblk_dirs)
+		unblock_(f, y, q);
+}
 
 static inline void unhold(mp_fabric *f, uint32_t x, uint32_t i)
 {
@@ -564,7 +570,10 @@ static void drop_blocks(mp_fabric *f, uint32_t x, struct pkt *p)
 	while (m) {
 		unsigned d = (unsigned)__builtin_ctz(m);
 		m &= m - 1;
-		f->nodes[f->nb[x * f->deg + d]].nblk--;
+		struct node *ny = &f->nodes[f->nb[x * f->deg + d]];
+		unsigned e = f->opp[d];
+		if (--ny->nblk_d[e] == 0)
+			ny->nblk_dirs &= (uint8_t)~(1u << e);
 	}
 	p->blk = 0;
 }
@@ -588,7 +597,7 @@ static int may_pass(int why, uint32_t msg, uint32_t dst, const struct pkt *q)
  * packets y refused for that reason, and its own refused injection, may
  * try again.
  */
-static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
+static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
 {
 	struct node *ny = &f->nodes[y];
 	if (ny->inj_wait) {
@@ -598,20 +607,30 @@ static void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
 			arb_pe(f, y);
 		}
 	}
-	if (!ny->nblk)
-		return;
-	for (unsigned d = 0; d < f->deg && ny->nblk; d++) {
+	/* Directions in order; the arbitration below may change which
+	 * have refused packets, so the next is found afresh each time. */
+	unsigned d = 0;
+	for (unsigned dirs = ny->nblk_dirs; dirs;
+	     dirs = ny->nblk_dirs & ~((2u << d) - 1)) {
+		/* Only the packets at x that y refused are looked at; the
+		 * scan ends after the last of them. */
+		d = (unsigned)__builtin_ctz(dirs);
+		uint32_t left = ny->nblk_d[d];
 		uint32_t x = f->nb[y * f->deg + d];
 		unsigned bit = 1u << f->opp[d];
 		int any = 0;
-		for (uint32_t i = f->nodes[x].held_head; i != HELD_END;
+		for (uint32_t i = f->nodes[x].held_head; left && i != HELD_END;
 		     i = f->pkts[i].next) {
 			struct pkt *p = &f->pkts[i];
-			if ((p->blk & bit) && may_pass(p->blk_why, p->msg, p->dst, q)) {
+			if (!(p->blk & bit))
+				continue;
+			left--;
+			if (may_pass(p->blk_why, p->msg, p->dst, q)) {
 				p->blk &= (uint8_t)~bit;
 				if (p->state == P_WAITING)
 					p->cand |= (uint8_t)(bit & (p->best | p->nf));
-				ny->nblk--;
+				if (--ny->nblk_d[d] == 0)
+					ny->nblk_dirs &= (uint8_t)~(1u << d);
 				any = 1;
 			}
 		}
@@ -731,7 +750,8 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 			p->blk_why = (uint8_t)(p->blk && p->blk_why != why ? WHY_OK
 									   : why);
 			p->blk |= (uint8_t)(1u << d);
-			f->nodes[y].nblk++;
+			f->nodes[y].nblk_d[f->opp[d]]++;
+			f->nodes[y].nblk_dirs |= (uint8_t)(1u << f->opp[d]);
 		}
 		int alone = 0;
 		if (f->loops) {
