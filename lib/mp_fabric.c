@@ -108,13 +108,13 @@ struct node {
 	uint8_t out_loops, in_loops, pe_loop; /* pe_loop: why (WHY_*) */
 	/* --retry notify: packets at neighbours refused by this node and
 	 * waiting for it to change; an injection refused here, waiting. */
-	uint32_t nblk_d[MP_TOPO_MAXDEG]; /* by the direction of their node */
-	uint8_t nblk_dirs; /* directions whose nblk_d is not 0 */
+	uint8_t blk_dirs[3]; /* by kind (BK_*): directions of the
+			      * neighbours with such packets (blk_count) */
 	uint8_t inj_wait; /* why the injection was refused (WHY_*), or 0 */
 	uint64_t pe_lp_t0;
 	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
 	mp_rng rng;
-	uint8_t spare[40]; /* to 256 bytes: finding a node is a shift */
+	uint8_t spare[64]; /* to 256 bytes: finding a node is a shift */
 };
 _Static_assert(sizeof(struct node) == 256, "struct node is not 256 bytes");
 
@@ -139,6 +139,7 @@ struct mp_fabric {
 	struct chan *chans;
 	uint32_t nchans;
 	struct node *nodes;
+	uint32_t *blk_cnt; /* --retry notify: see blk_count() */
 	struct pkt *pkts;
 	uint32_t npkts, pkt_free;
 	struct msg *msgs;
@@ -345,7 +346,8 @@ static inline void hold(mp_fabric *f, uint32_t x, uint32_t i)
 static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q);
 static inline void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
 {
-	if (f->nodes[y].inj_wait | f->nodes[y].nblk_dirs)
+	const struct node *n = &f->nodes[y];
+	if (n->inj_wait | n->blk_dirs[0] | n->blk_dirs[1] | n->blk_dirs[2])
 		unblock_(f, y, q);
 }
 
@@ -563,33 +565,89 @@ static void touch_wait_(mp_fabric *f, uint32_t x, unsigned mask)
 static void arb_chan(mp_fabric *f, uint32_t c);
 static void arb_pe(mp_fabric *f, uint32_t x);
 
+/*
+ * Each node counts the packets at its neighbours that it refused and
+ * that wait for it to change, by direction and by the kind of change
+ * that may let them pass: a freed buffer (BK_FULL), a waiting packet
+ * moving on (BK_BP: refused by backpressure), or either (BK_ANY:
+ * refused for several reasons). unblock_() then looks only at the
+ * neighbours, and as far into their lists, as it has to.
+ */
+enum { BK_FULL, BK_BP, BK_ANY };
+
+static inline unsigned blk_kind(unsigned why)
+{
+	return why == WHY_FULL ? BK_FULL : why == WHY_OK ? BK_ANY : BK_BP;
+}
+
+static inline uint32_t *blk_count(mp_fabric *f, uint32_t y, unsigned kind,
+				  unsigned d)
+{
+	return &f->blk_cnt[((size_t)y * 3 + kind) * MP_TOPO_MAXDEG + d];
+}
+
+static inline void blk_add(mp_fabric *f, uint32_t y, unsigned kind,
+			   unsigned d)
+{
+	++*blk_count(f, y, kind, d);
+	f->nodes[y].blk_dirs[kind] |= (uint8_t)(1u << d);
+}
+
+static inline void blk_sub(mp_fabric *f, uint32_t y, unsigned kind,
+			   unsigned d)
+{
+	if (--*blk_count(f, y, kind, d) == 0)
+		f->nodes[y].blk_dirs[kind] &= (uint8_t)~(1u << d);
+}
+
+/* Packet p at x is refused by its neighbour in direction d, for why. */
+static void block(mp_fabric *f, uint32_t x, struct pkt *p, unsigned d,
+		  unsigned why)
+{
+	/* Refused for a second reason: any change may let it pass, so
+	 * its other refusals count as that kind from now on. */
+	unsigned old = p->blk_why, now = p->blk && old != why ? WHY_OK : why;
+	if (p->blk && now != old) {
+		unsigned m = p->blk;
+		while (m) {
+			unsigned e = (unsigned)__builtin_ctz(m);
+			m &= m - 1;
+			uint32_t y = f->nb[x * f->deg + e];
+			blk_sub(f, y, blk_kind(old), f->opp[e]);
+			blk_add(f, y, BK_ANY, f->opp[e]);
+		}
+	}
+	p->blk_why = (uint8_t)now;
+	p->blk |= (uint8_t)(1u << d);
+	blk_add(f, f->nb[x * f->deg + d], blk_kind(now), f->opp[d]);
+}
+
 /* Packet i stops waiting at x with refused directions: forget them. */
 static void drop_blocks(mp_fabric *f, uint32_t x, struct pkt *p)
 {
-	unsigned m = p->blk;
+	unsigned m = p->blk, kind = blk_kind(p->blk_why);
 	while (m) {
 		unsigned d = (unsigned)__builtin_ctz(m);
 		m &= m - 1;
-		struct node *ny = &f->nodes[f->nb[x * f->deg + d]];
-		unsigned e = f->opp[d];
-		if (--ny->nblk_d[e] == 0)
-			ny->nblk_dirs &= (uint8_t)~(1u << e);
+		blk_sub(f, f->nb[x * f->deg + d], kind, f->opp[d]);
 	}
 	p->blk = 0;
 }
 
 /*
  * Whether a refusal for `why` of a packet (msg, dst) may be over when
- * node y frees a buffer (q NULL) or its waiting packet q moves on.
+ * node y frees a buffer (moved 0) or its waiting packet of message qmsg
+ * for qdst moves on (moved 1).
  */
-static int may_pass(int why, uint32_t msg, uint32_t dst, const struct pkt *q)
+static int may_pass(unsigned why, uint32_t msg, uint32_t dst, int moved,
+		    uint32_t qmsg, uint32_t qdst)
 {
 	if (why == WHY_OK)
 		return 1; /* refused for several reasons: any change counts */
-	if (!q)
+	if (!moved)
 		return why == WHY_FULL;
-	return (why == WHY_BPMSG && q->msg == msg) ||
-	       (why == WHY_BPDEST && q->dst == dst);
+	return (why == WHY_BPMSG && qmsg == msg) ||
+	       (why == WHY_BPDEST && qdst == dst);
 }
 
 /*
@@ -600,37 +658,46 @@ static int may_pass(int why, uint32_t msg, uint32_t dst, const struct pkt *q)
 static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
 {
 	struct node *ny = &f->nodes[y];
+	/* q's fields, not q: the arbitration below may grow the pool. */
+	int moved = q != NULL;
+	uint32_t qmsg = q ? q->msg : 0, qdst = q ? q->dst : 0;
 	if (ny->inj_wait) {
 		const struct msg *m = &f->msgs[ny->att_msg];
-		if (may_pass(ny->inj_wait, ny->att_msg, m->dst, q)) {
+		if (may_pass(ny->inj_wait, ny->att_msg, m->dst, moved, qmsg,
+			     qdst)) {
 			ny->inj_wait = 0;
 			arb_pe(f, y);
 		}
 	}
-	/* Directions in order; the arbitration below may change which
-	 * have refused packets, so the next is found afresh each time. */
+	/* The kinds of refusal this change may end; directions in order,
+	 * and since the arbitration below may change which have refused
+	 * packets, the next is found afresh each time. */
+	unsigned k1 = moved ? BK_BP : BK_FULL;
 	unsigned d = 0;
-	for (unsigned dirs = ny->nblk_dirs; dirs;
-	     dirs = ny->nblk_dirs & ~((2u << d) - 1)) {
-		/* Only the packets at x that y refused are looked at; the
-		 * scan ends after the last of them. */
+	for (unsigned dirs = ny->blk_dirs[k1] | ny->blk_dirs[BK_ANY]; dirs;
+	     dirs = (ny->blk_dirs[k1] | ny->blk_dirs[BK_ANY]) &
+		    ~((2u << d) - 1)) {
 		d = (unsigned)__builtin_ctz(dirs);
-		uint32_t left = ny->nblk_d[d];
+		/* Only the packets at x that y refused for such a reason
+		 * are looked at; the scan ends after the last of them. */
+		uint32_t left = *blk_count(f, y, k1, d) +
+				*blk_count(f, y, BK_ANY, d);
 		uint32_t x = f->nb[y * f->deg + d];
 		unsigned bit = 1u << f->opp[d];
 		int any = 0;
 		for (uint32_t i = f->nodes[x].held_head; left && i != HELD_END;
 		     i = f->pkts[i].next) {
 			struct pkt *p = &f->pkts[i];
-			if (!(p->blk & bit))
+			unsigned kind = blk_kind(p->blk_why);
+			if (!(p->blk & bit) || (kind != k1 && kind != BK_ANY))
 				continue;
 			left--;
-			if (may_pass(p->blk_why, p->msg, p->dst, q)) {
+			if (may_pass(p->blk_why, p->msg, p->dst, moved, qmsg,
+				     qdst)) {
 				p->blk &= (uint8_t)~bit;
 				if (p->state == P_WAITING)
 					p->cand |= (uint8_t)(bit & (p->best | p->nf));
-				if (--ny->nblk_d[d] == 0)
-					ny->nblk_dirs &= (uint8_t)~(1u << d);
+				blk_sub(f, y, kind, d);
 				any = 1;
 			}
 		}
@@ -747,11 +814,7 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 		if (f->notify) {
 			/* Not offered to y again until what refused it at y
 			 * changes (a change during this attempt counts). */
-			p->blk_why = (uint8_t)(p->blk && p->blk_why != why ? WHY_OK
-									   : why);
-			p->blk |= (uint8_t)(1u << d);
-			f->nodes[y].nblk_d[f->opp[d]]++;
-			f->nodes[y].nblk_dirs |= (uint8_t)(1u << f->opp[d]);
+			block(f, x, p, d, (unsigned)why);
 		}
 		int alone = 0;
 		if (f->loops) {
@@ -1282,6 +1345,8 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	f->chan_of = malloc(nd * sizeof *f->chan_of);
 	f->chans = calloc(nd, sizeof *f->chans);
 	f->nodes = calloc(f->n, sizeof *f->nodes);
+	f->blk_cnt = calloc((size_t)f->n * 3 * MP_TOPO_MAXDEG,
+			    sizeof *f->blk_cnt);
 	f->samples = malloc(1024 * sizeof *f->samples);
 	f->sample_stride = 1;
 	f->q = mp_evq_new();
@@ -1305,7 +1370,7 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	}
 	f->ni = mp_ni_new(f->n, pol);
 	if (!f->nb || !f->chan_of || !f->chans || !f->nodes || !f->q || !f->ni ||
-	    !f->samples) {
+	    !f->samples || !f->blk_cnt) {
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
@@ -1366,6 +1431,7 @@ void mp_fabric_free(mp_fabric *f)
 	free(f->chan_of);
 	free(f->chans);
 	free(f->nodes);
+	free(f->blk_cnt);
 	free(f->pkts);
 	free(f->msgs);
 	free(f->samples);
