@@ -140,6 +140,7 @@ struct mp_fabric {
 	uint32_t nchans;
 	struct node *nodes;
 	uint32_t *blk_cnt; /* --retry notify: see blk_count() */
+	uint32_t *chk;     /* self_check()'s counts, when it is on */
 	struct pkt *pkts;
 	uint32_t npkts, pkt_free;
 	struct msg *msgs;
@@ -1347,6 +1348,9 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	f->nodes = calloc(f->n, sizeof *f->nodes);
 	f->blk_cnt = calloc((size_t)f->n * 3 * MP_TOPO_MAXDEG,
 			    sizeof *f->blk_cnt);
+	if (f->o.self_check)
+		f->chk = malloc((size_t)f->n * (3 + 3 * MP_TOPO_MAXDEG) *
+				sizeof *f->chk);
 	f->samples = malloc(1024 * sizeof *f->samples);
 	f->sample_stride = 1;
 	f->q = mp_evq_new();
@@ -1370,7 +1374,7 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	}
 	f->ni = mp_ni_new(f->n, pol);
 	if (!f->nb || !f->chan_of || !f->chans || !f->nodes || !f->q || !f->ni ||
-	    !f->samples || !f->blk_cnt) {
+	    !f->samples || !f->blk_cnt || (f->o.self_check && !f->chk)) {
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
@@ -1432,6 +1436,7 @@ void mp_fabric_free(mp_fabric *f)
 	free(f->chans);
 	free(f->nodes);
 	free(f->blk_cnt);
+	free(f->chk);
 	free(f->pkts);
 	free(f->msgs);
 	free(f->samples);
@@ -1543,6 +1548,118 @@ void mp_fabric_input_done(mp_fabric *f)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Self-check (--self-check)                                           */
+
+/*
+ * Recount what the fabric keeps incrementally and compare: buffers in
+ * use, packets for the node itself, the held lists, each packet's
+ * candidate ports, retry loops, and the counts of refused packets under
+ * --retry notify. Returns 0, or -1 with the first difference (fail()).
+ * O(nodes + packets + channels) each time.
+ */
+static int self_check(mp_fabric *f)
+{
+	uint32_t *at = f->chk, *dst = f->chk + f->n, *held = f->chk + 2 * f->n;
+	uint32_t *blk = f->chk + 3 * f->n; /* 3 kinds x MAXDEG per node */
+	unsigned long long t = f->now;
+	memset(f->chk, 0, (size_t)f->n * (3 + 3 * MP_TOPO_MAXDEG) *
+				  sizeof *f->chk);
+	uint64_t live = 0;
+	for (uint32_t i = HELD_END + 1; i < f->npkts; i++) {
+		const struct pkt *p = &f->pkts[i];
+		if (!p->live)
+			continue;
+		live++;
+		if (p->node >= f->n)
+			return fail(f, "self-check at t=%llu: packet %u at node %u",
+				    t, i, p->node);
+		at[p->node]++;
+		if (p->dst == p->node)
+			dst[p->node]++;
+		unsigned want = p->state == P_WAITING ?
+				(p->best | p->nf) & ~(unsigned)p->blk & 0xffu : 0;
+		if (p->cand != want)
+			return fail(f, "self-check at t=%llu: packet %u (state %d) "
+				       "has candidates %#x, not %#x", t, i, p->state,
+				    p->cand, want);
+		if (p->state == P_WAITING || p->state == P_ATTEMPT)
+			held[p->node]++;
+		if (p->blk && !f->notify)
+			return fail(f, "self-check at t=%llu: packet %u refused "
+				       "directions without --retry notify", t, i);
+		for (unsigned m = p->blk; m; m &= m - 1) {
+			unsigned d = (unsigned)__builtin_ctz(m);
+			uint32_t y = f->nb[p->node * f->deg + d];
+			blk[((size_t)y * 3 + blk_kind(p->blk_why)) * MP_TOPO_MAXDEG +
+			    f->opp[d]]++;
+		}
+	}
+	if (live != f->c.pkts_injected - f->c.pkts_delivered)
+		return fail(f, "self-check at t=%llu: %llu packets live, %llu "
+			       "injected and not delivered", t,
+			    (unsigned long long)live,
+			    (unsigned long long)(f->c.pkts_injected -
+						 f->c.pkts_delivered));
+	/* A buffer stays taken at the sender until the tail has left. */
+	for (uint32_t c = 0; c < f->nchans; c++) {
+		const struct chan *ch = &f->chans[c];
+		if (ch->p.busy && !ch->p.refusing)
+			at[ch->end_node[ch->cur]]++;
+		if (ch->looping) {
+			const struct pkt *p = &f->pkts[ch->lp_pkt];
+			if (!p->live || p->state != P_ATTEMPT ||
+			    p->node != ch->end_node[ch->cur] || !ch->p.busy ||
+			    !ch->p.refusing)
+				return fail(f, "self-check at t=%llu: channel %u "
+					       "loops on packet %u, which is not "
+					       "attempting it", t, c, ch->lp_pkt);
+		}
+	}
+	for (uint32_t x = 0; x < f->n; x++) {
+		const struct node *n = &f->nodes[x];
+		if (n->used != at[x] || n->dest != dst[x] || n->used > f->cfg.buffers)
+			return fail(f, "self-check at t=%llu: node %u counts %u "
+				       "buffers used (%u for itself), there are %u "
+				       "(%u)", t, x, n->used, n->dest, at[x], dst[x]);
+		uint32_t k = 0, prev = HELD_END;
+		for (uint32_t i = n->held_head; i != HELD_END; i = f->pkts[i].next) {
+			const struct pkt *p = &f->pkts[i];
+			if (++k > held[x] || p->prev != prev || p->node != x)
+				return fail(f, "self-check at t=%llu: the held list "
+					       "of node %u is broken at packet %u",
+					    t, x, i);
+			prev = i;
+		}
+		if (k != held[x] || n->held_tail != prev)
+			return fail(f, "self-check at t=%llu: node %u holds %u "
+				       "packets in its list, %u waiting", t, x, k,
+				    held[x]);
+		for (unsigned kind = 0; kind < 3; kind++) {
+			unsigned dirs = 0;
+			for (unsigned d = 0; d < f->deg; d++) {
+				uint32_t want = blk[((size_t)x * 3 + kind) *
+						    MP_TOPO_MAXDEG + d];
+				if (*blk_count(f, x, kind, d) != want)
+					return fail(f, "self-check at t=%llu: node "
+						       "%u counts %u packets refused "
+						       "in direction %u (kind %u), "
+						       "there are %u", t, x,
+						    *blk_count(f, x, kind, d), d,
+						    kind, want);
+				if (want)
+					dirs |= 1u << d;
+			}
+			if (n->blk_dirs[kind] != dirs)
+				return fail(f, "self-check at t=%llu: node %u "
+					       "directions with refused packets "
+					       "%#x, not %#x", t, x,
+					    n->blk_dirs[kind], dirs);
+		}
+	}
+	return 0;
+}
+
 int mp_fabric_run(mp_fabric *f, uint64_t until)
 {
 	struct mp_ev ev;
@@ -1645,6 +1762,8 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			break;
 		}
 		}
+		if (f->o.self_check && !f->failed)
+			self_check(f);
 		if (f->failed)
 			return MP_FAB_ERROR;
 	}

@@ -42,6 +42,8 @@ struct mp_fabric_opts {
 	int keep_going;          /* on saturation: mark it, do not stop */
 	int no_packets;          /* do not emit MP_REC_PKT */
 	int eager_retries;       /* an event per refused attempt (validation) */
+	int self_check;          /* check the model's invariants after every
+				  * event (slow; for tests) */
 };
 
 /* Fill opts with defaults suited to cfg. */

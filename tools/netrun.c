@@ -61,6 +61,8 @@ static void usage(FILE *fp)
 "  -q, --quiet            no progress display\n"
 "  --raw                  write uncompressed\n"
 "  --seed S               random seed for tie-breaks (default 1)\n"
+"  --self-check           recount the model's state after every event\n"
+"                         (slow; exit 1 at the first difference)\n"
 "  --util-interval T      units between utilization snapshots\n"
 "  -v, --verbose          print the end-of-run accounting on stderr\n"
 "  -h, --help             this help\n");
@@ -97,7 +99,7 @@ enum {
 	O_EJECT_PRIORITY, O_EJECT_SETUP, O_HEADER_TIME, O_INJECT_SETUP,
 	O_INJECT_TIMEOUT, O_LINKS, O_MAX_BACKLOG, O_NO_PACKETS, O_PACKET_TIME,
 	O_PAYLOAD, O_PE_ARB, O_PE_PORT, O_PRESET, O_RAW, O_RETRY, O_ROUTE, O_SEED,
-	O_SHOW_CONFIG, O_SIZE, O_TOPO, O_UTIL_INTERVAL
+	O_SELF_CHECK, O_SHOW_CONFIG, O_SIZE, O_TOPO, O_UTIL_INTERVAL
 };
 
 static const struct option longopts[] = {
@@ -128,6 +130,7 @@ static const struct option longopts[] = {
 	{ "preset", required_argument, NULL, O_PRESET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "raw", no_argument, NULL, O_RAW },
+	{ "self-check", no_argument, NULL, O_SELF_CHECK },
 	{ "retry", required_argument, NULL, O_RETRY },
 	{ "route", required_argument, NULL, O_ROUTE },
 	{ "seed", required_argument, NULL, O_SEED },
@@ -203,7 +206,7 @@ int main(int argc, char **argv)
 	int show = 0, raw = 0, verbose = 0, quiet = 0, c;
 	const char *outpath = NULL;
 	mp_err err;
-	int keep_going = 0, no_packets = 0, eager = 0;
+	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
 
@@ -257,6 +260,9 @@ int main(int argc, char **argv)
 					 "--max-backlog", &err) < 0)
 				bad_usage("%s", err.msg);
 			have_bl = 1;
+			break;
+		case O_SELF_CHECK:
+			self_check = 1;
 			break;
 		case O_NO_PACKETS:
 			no_packets = 1;
@@ -312,6 +318,7 @@ int main(int argc, char **argv)
 	fo.keep_going = keep_going;
 	fo.no_packets = no_packets;
 	fo.eager_retries = eager;
+	fo.self_check = self_check;
 	if (have_util)
 		fo.util_interval = util_iv;
 	if (have_check)

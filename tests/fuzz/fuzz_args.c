@@ -247,6 +247,7 @@ static void run_netrun(const struct words *ws, const char *path)
 		return;
 	mp_fabric_defaults(&cfg, &fo);
 	fo.seed = seed;
+	fo.self_check = 1; /* a broken invariant is a finding too */
 
 	mp_reader *r = open_messages(path);
 	if (!r)
@@ -318,6 +319,8 @@ static void run_netrun(const struct words *ws, const char *path)
 	if (st == MP_FAB_ERROR) {
 		if (!mp_fabric_error(f)[0])
 			fuzz_fail("fabric failed without a message");
+		if (strncmp(mp_fabric_error(f), "self-check", 10) == 0)
+			fuzz_fail("%s", mp_fabric_error(f));
 		mp_writer_close(sink.w, NULL);
 	} else {
 		int final = mp_fabric_finish(f, st);
