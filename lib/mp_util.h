@@ -17,6 +17,8 @@
 #endif
 
 #define MP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* Rarely run: kept out of line, away from the hot code. */
+#define MP_COLD __attribute__((cold, noinline))
 
 typedef struct mp_err {
 	char msg[512];
