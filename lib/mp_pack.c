@@ -246,6 +246,9 @@ bad:
 /* ------------------------------------------------------------------ */
 /* Table-driven coder                                                  */
 
+/* Out of line: its registers would cost the straight-line coders that
+ * share mp_pack_put a prologue and epilogue on every record. */
+__attribute__((noinline))
 static size_t put_generic(mp_pack *pk, const mp_rec *rec, unsigned char *out)
 {
 	int t = rec->tag;
