@@ -1151,6 +1151,7 @@ void mp_reader_close(mp_reader *r)
 /* Writer                                                              */
 
 #define WBUF (1u << 17)
+_Static_assert(sizeof(mp_rec) <= MP_PACK_MAX, "room for a raw record");
 
 struct mp_writer {
 	int fd;
@@ -1303,7 +1304,9 @@ oom:
 	return NULL;
 }
 
-int mp_writer_put(mp_writer *w, const mp_rec *rec)
+/* mp_writer_put, all of it: failures, raw records, a full buffer. */
+__attribute__((noinline))
+static int put_slow(mp_writer *w, const mp_rec *rec)
 {
 	size_t size = mp_rec_size(rec->tag);
 	if (w->failed)
@@ -1321,6 +1324,36 @@ int mp_writer_put(mp_writer *w, const mp_rec *rec)
 		w->w_len += size;
 	}
 	w->count[rec->tag]++;
+	return 0;
+}
+
+/* A raw record of a known tag, with room for it. */
+__attribute__((noinline))
+static int put_raw(mp_writer *w, const mp_rec *rec)
+{
+	size_t size = mp_rec_size(rec->tag);
+	rec_to_wire(rec, w->wb + w->w_len, size);
+	w->w_len += size;
+	w->count[rec->tag]++;
+	return 0;
+}
+
+int mp_writer_put(mp_writer *w, const mp_rec *rec)
+{
+	/*
+	 * The common case, a record of a known tag with room for it, packed
+	 * with nothing that needs registers saved: a handful of instructions
+	 * a record. Every tag from 1 to MP_REC_END - 1 has a size, at most
+	 * sizeof(mp_rec) <= MP_PACK_MAX; the trailer is the writer's own.
+	 */
+	int tag = rec->tag;
+	if (w->failed || tag < 1 || tag >= MP_REC_END ||
+	    WBUF - w->w_len < MP_PACK_MAX)
+		return put_slow(w, rec);
+	if (!w->pk)
+		return put_raw(w, rec);
+	w->count[tag]++;
+	w->w_len += mp_pack_put(w->pk, rec, w->wb + w->w_len);
 	return 0;
 }
 
