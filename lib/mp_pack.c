@@ -89,13 +89,41 @@ static int getv_slow(const unsigned char **pp, const unsigned char *end,
 	return V_LONG;
 }
 
-/* Straight-line decoders: any fault, give up (the caller falls back). */
-#define GETV(v) do { \
-	if (p < end && *p < 0x80) \
-		(v) = *p++; \
-	else if (getv_slow(&p, end, &(v)) != 0) \
-		return 0; \
+/*
+ * Straight-line decoders: any fault, give up (the caller falls back).
+ * They start only with room for nf fields of the longest varint at hand
+ * (ROOM), so a field needs no test of the end: nearly all are one byte,
+ * most others two (a second byte of 0 is not the shortest form, and
+ * getv_slow refuses it), the rest at most 10. GETV takes the field's
+ * largest value, and its tests fold away where the form cannot exceed
+ * it. Nothing here takes the address of p or of a field, which would
+ * keep them all in memory.
+ */
+#define ROOM(nf) (1 + 10 * (size_t)(nf))
+#define GETV(v, max) do { \
+	if (p[0] < 0x80) { \
+		(v) = p[0]; \
+		p++; \
+	} else if (p[1] - 1u < 0x7fu) { \
+		(v) = (p[0] & 0x7fu) | (uint64_t)p[1] << 7; \
+		p += 2; \
+		if ((uint64_t)(max) < 0x3fff && (v) > (max)) \
+			return 0; \
+	} else { \
+		uint64_t v_; \
+		if (!(p = getv_long(p, &v_)) || v_ > (max)) \
+			return 0; \
+		(v) = v_; \
+	} \
 } while (0)
+
+/* The varint at p, 10 bytes at hand: its end and *v, or NULL. */
+__attribute__((noinline))
+static const unsigned char *getv_long(const unsigned char *p, uint64_t *v)
+{
+	const unsigned char *q = p;
+	return getv_slow(&q, p + 10, v) == 0 ? q : NULL;
+}
 
 mp_pack *mp_pack_new(int flags)
 {
@@ -315,6 +343,8 @@ static int fits(uint64_t v, int type)
 	return type == MP_F_U64 || v < (UINT64_C(1) << (8 * type));
 }
 
+/* Out of line, as put_generic. */
+__attribute__((noinline))
 static int get_generic(mp_pack *pk, const unsigned char *p0, size_t n,
 		       mp_rec *rec, size_t *used, mp_err *err)
 {
@@ -423,21 +453,20 @@ static size_t put_dlv(mp_pack *pk, const struct mp_dlv *d, unsigned char *out)
 static int get_msg(mp_pack *pk, const unsigned char *p0, size_t n,
 		   mp_rec *rec, size_t *used)
 {
-	const unsigned char *p = p0 + 1, *end = p0 + n;
+	const unsigned char *p = p0 + 1;
 	uint64_t cls, group, route, src, dst, packets, id, time, bytes, prio;
-	GETV(cls);
-	GETV(group);
-	GETV(route);
-	GETV(src);
-	GETV(dst);
-	GETV(packets);
-	GETV(id);
-	GETV(time);
-	GETV(bytes);
-	GETV(prio);
-	if ((cls | group | route) > UINT8_MAX ||
-	    (src | dst | packets | bytes | prio) > UINT32_MAX)
+	if (n < ROOM(10))
 		return 0;
+	GETV(cls, UINT8_MAX);
+	GETV(group, UINT8_MAX);
+	GETV(route, UINT8_MAX);
+	GETV(src, UINT32_MAX);
+	GETV(dst, UINT32_MAX);
+	GETV(packets, UINT32_MAX);
+	GETV(id, UINT64_MAX);
+	GETV(time, UINT64_MAX);
+	GETV(bytes, UINT32_MAX);
+	GETV(prio, UINT32_MAX);
 	struct mp_msg *q = &pk->prev[p0[0]].msg;
 	q->tag = p0[0];
 	q->cls = (uint8_t)cls;
@@ -458,23 +487,22 @@ static int get_msg(mp_pack *pk, const unsigned char *p0, size_t n,
 static int get_pkt(mp_pack *pk, const unsigned char *p0, size_t n,
 		   mp_rec *rec, size_t *used)
 {
-	const unsigned char *p = p0 + 1, *end = p0 + n;
+	const unsigned char *p = p0 + 1;
 	uint64_t cls, group, flags, src, dst, seq, msg, ti, te, hops, der, ref;
-	GETV(cls);
-	GETV(group);
-	GETV(flags);
-	GETV(src);
-	GETV(dst);
-	GETV(seq);
-	GETV(msg);
-	GETV(ti);
-	GETV(te);
-	GETV(hops);
-	GETV(der);
-	GETV(ref);
-	if ((cls | group | flags) > UINT8_MAX || (hops | der) > UINT16_MAX ||
-	    (src | dst | seq | ref) > UINT32_MAX)
+	if (n < ROOM(12))
 		return 0;
+	GETV(cls, UINT8_MAX);
+	GETV(group, UINT8_MAX);
+	GETV(flags, UINT8_MAX);
+	GETV(src, UINT32_MAX);
+	GETV(dst, UINT32_MAX);
+	GETV(seq, UINT32_MAX);
+	GETV(msg, UINT64_MAX);
+	GETV(ti, UINT64_MAX);
+	GETV(te, UINT64_MAX);
+	GETV(hops, UINT16_MAX);
+	GETV(der, UINT16_MAX);
+	GETV(ref, UINT32_MAX);
 	struct mp_pkt *q = &pk->prev[MP_REC_PKT].pkt;
 	q->tag = MP_REC_PKT;
 	q->cls = (uint8_t)cls;
@@ -497,22 +525,21 @@ static int get_pkt(mp_pack *pk, const unsigned char *p0, size_t n,
 static int get_dlv(mp_pack *pk, const unsigned char *p0, size_t n,
 		   mp_rec *rec, size_t *used)
 {
-	const unsigned char *p = p0 + 1, *end = p0 + n;
+	const unsigned char *p = p0 + 1;
 	uint64_t cls, group, src, dst, packets, id, ta, tf, td, bytes, hops;
-	GETV(cls);
-	GETV(group);
-	GETV(src);
-	GETV(dst);
-	GETV(packets);
-	GETV(id);
-	GETV(ta);
-	GETV(tf);
-	GETV(td);
-	GETV(bytes);
-	GETV(hops);
-	if ((cls | group) > UINT8_MAX ||
-	    (src | dst | packets | bytes | hops) > UINT32_MAX)
+	if (n < ROOM(11))
 		return 0;
+	GETV(cls, UINT8_MAX);
+	GETV(group, UINT8_MAX);
+	GETV(src, UINT32_MAX);
+	GETV(dst, UINT32_MAX);
+	GETV(packets, UINT32_MAX);
+	GETV(id, UINT64_MAX);
+	GETV(ta, UINT64_MAX);
+	GETV(tf, UINT64_MAX);
+	GETV(td, UINT64_MAX);
+	GETV(bytes, UINT32_MAX);
+	GETV(hops, UINT32_MAX);
 	struct mp_dlv *q = &pk->prev[MP_REC_DLV].dlv;
 	q->tag = MP_REC_DLV;
 	q->cls = (uint8_t)cls;
