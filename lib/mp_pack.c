@@ -91,15 +91,15 @@ static int getv_slow(const unsigned char **pp, const unsigned char *end,
 
 /*
  * Straight-line decoders: any fault, give up (the caller falls back).
- * They start only with room for nf fields of the longest varint at hand
- * (ROOM), so a field needs no test of the end: nearly all are one byte,
+ * They start only with room for MAXF fields of the longest varint at
+ * hand (ROOM), so a field needs no test of the end: nearly all are one byte,
  * most others two (a second byte of 0 is not the shortest form, and
  * getv_slow refuses it), the rest at most 10. GETV takes the field's
  * largest value, and its tests fold away where the form cannot exceed
  * it. Nothing here takes the address of p or of a field, which would
  * keep them all in memory.
  */
-#define ROOM(nf) (1 + 10 * (size_t)(nf))
+#define ROOM (1 + 10 * MAXF)
 #define GETV(v, max) do { \
 	if (p[0] < 0x80) { \
 		(v) = p[0]; \
@@ -449,14 +449,12 @@ static size_t put_dlv(mp_pack *pk, const struct mp_dlv *d, unsigned char *out)
 	return (size_t)(p - out);
 }
 
-/* Each returns 1 with the record, or 0 to leave it to get_generic. */
-static int get_msg(mp_pack *pk, const unsigned char *p0, size_t n,
-		   mp_rec *rec, size_t *used)
+/* Each returns the record's length with the record, or 0 to leave it
+ * to get_generic. */
+static size_t get_msg(mp_pack *pk, const unsigned char *p0, mp_rec *rec)
 {
 	const unsigned char *p = p0 + 1;
 	uint64_t cls, group, route, src, dst, packets, id, time, bytes, prio;
-	if (n < ROOM(10))
-		return 0;
 	GETV(cls, UINT8_MAX);
 	GETV(group, UINT8_MAX);
 	GETV(route, UINT8_MAX);
@@ -480,17 +478,13 @@ static int get_msg(mp_pack *pk, const unsigned char *p0, size_t n,
 	q->bytes = (uint32_t)bytes;
 	q->prio = (uint32_t)prio;
 	rec->msg = *q;
-	*used = (size_t)(p - p0);
-	return 1;
+	return (size_t)(p - p0);
 }
 
-static int get_pkt(mp_pack *pk, const unsigned char *p0, size_t n,
-		   mp_rec *rec, size_t *used)
+static size_t get_pkt(mp_pack *pk, const unsigned char *p0, mp_rec *rec)
 {
 	const unsigned char *p = p0 + 1;
 	uint64_t cls, group, flags, src, dst, seq, msg, ti, te, hops, der, ref;
-	if (n < ROOM(12))
-		return 0;
 	GETV(cls, UINT8_MAX);
 	GETV(group, UINT8_MAX);
 	GETV(flags, UINT8_MAX);
@@ -518,17 +512,13 @@ static int get_pkt(mp_pack *pk, const unsigned char *p0, size_t n,
 	q->deroutes = (uint16_t)der;
 	q->refusals = (uint32_t)ref;
 	rec->pkt = *q;
-	*used = (size_t)(p - p0);
-	return 1;
+	return (size_t)(p - p0);
 }
 
-static int get_dlv(mp_pack *pk, const unsigned char *p0, size_t n,
-		   mp_rec *rec, size_t *used)
+static size_t get_dlv(mp_pack *pk, const unsigned char *p0, mp_rec *rec)
 {
 	const unsigned char *p = p0 + 1;
 	uint64_t cls, group, src, dst, packets, id, ta, tf, td, bytes, hops;
-	if (n < ROOM(11))
-		return 0;
 	GETV(cls, UINT8_MAX);
 	GETV(group, UINT8_MAX);
 	GETV(src, UINT32_MAX);
@@ -555,8 +545,7 @@ static int get_dlv(mp_pack *pk, const unsigned char *p0, size_t n,
 	q->bytes = (uint32_t)bytes;
 	q->hops = (uint32_t)hops;
 	rec->dlv = *q;
-	*used = (size_t)(p - p0);
-	return 1;
+	return (size_t)(p - p0);
 }
 
 size_t mp_pack_put(mp_pack *pk, const mp_rec *rec, unsigned char *out)
@@ -576,27 +565,31 @@ size_t mp_pack_put(mp_pack *pk, const mp_rec *rec, unsigned char *out)
 	return put_generic(pk, rec, out);
 }
 
+size_t mp_pack_get_fast(mp_pack *pk, const unsigned char *p, size_t n,
+			mp_rec *rec)
+{
+	if (n < ROOM || !pk->tag[p[0]].fast)
+		return 0;
+	switch (p[0]) {
+	case MP_REC_MSG:
+	case MP_REC_INJ:
+		return get_msg(pk, p, rec);
+	case MP_REC_PKT:
+		return get_pkt(pk, p, rec);
+	case MP_REC_DLV:
+		return get_dlv(pk, p, rec);
+	default:
+		return 0;
+	}
+}
+
 int mp_pack_get(mp_pack *pk, const unsigned char *p, size_t n, mp_rec *rec,
 		size_t *used, mp_err *err)
 {
-	if (pk->tag[p[0]].fast) {
-		switch (p[0]) {
-		case MP_REC_MSG:
-		case MP_REC_INJ:
-			if (get_msg(pk, p, n, rec, used))
-				return 1;
-			break;
-		case MP_REC_PKT:
-			if (get_pkt(pk, p, n, rec, used))
-				return 1;
-			break;
-		case MP_REC_DLV:
-			if (get_dlv(pk, p, n, rec, used))
-				return 1;
-			break;
-		default:
-			break;
-		}
+	size_t k = mp_pack_get_fast(pk, p, n, rec);
+	if (k) {
+		*used = k;
+		return 1;
 	}
 	return get_generic(pk, p, n, rec, used, err);
 }

@@ -81,4 +81,14 @@ size_t mp_pack_put(mp_pack *pk, const mp_rec *rec, unsigned char *out);
 int mp_pack_get(mp_pack *pk, const unsigned char *p, size_t n, mp_rec *rec,
 		size_t *used, mp_err *err);
 
+/*
+ * mp_pack_get's common case, with nothing to say on failure: a msg,
+ * inj, pkt or dlv record of this version's layout, well-formed, with
+ * room for the longest such record in the n bytes at hand. Returns its
+ * length in bytes with the record in *rec, or 0, having changed
+ * nothing: then mp_pack_get decodes the record or finds its fault.
+ */
+size_t mp_pack_get_fast(mp_pack *pk, const unsigned char *p, size_t n,
+			mp_rec *rec);
+
 #endif
