@@ -34,12 +34,9 @@
  * zstd level of compressed streams. On packed records level 1 costs
  * sched a third less CPU than level 3 for 1% more bytes (netrun's
  * deliveries: 13% less, 3% more); level -1 saves little more time for
- * 14-18% more bytes. Level 2 does better than 1 on both counts for
- * messages (5% fewer instructions, 1.5% fewer bytes) and as well for
- * deliveries (the same instructions within 0.2%, 2 to 3% fewer bytes).
- * The numbers are in pipelines/bench/README.md.
+ * 14-18% more bytes. The numbers are in pipelines/bench/README.md.
  */
-#define ZSTD_LEVEL 2
+#define ZSTD_LEVEL 1
 
 /* ------------------------------------------------------------------ */
 /* Headers                                                             */
