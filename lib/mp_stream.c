@@ -569,21 +569,25 @@ static const unsigned char *need(mp_reader *r, size_t n, size_t *got)
 	}
 }
 
+/* The read position in the plain bytes, and how many are there
+ * contiguously without reading more (mode raw or zstd). */
+static inline const unsigned char *here(const mp_reader *r)
+{
+	return r->mode == MODE_RAW ? r->in + r->in_pos : r->pb + r->p_pos;
+}
+
+static inline size_t buffered(const mp_reader *r)
+{
+	return r->mode == MODE_RAW ? r->in_len - r->in_pos : r->p_len - r->p_pos;
+}
+
 /* need(), with its common case inline: the bytes are there already. */
 static inline const unsigned char *need_fast(mp_reader *r, size_t n,
 					     size_t *got)
 {
-	if (r->mode == MODE_RAW && r->in_len - r->in_pos >= n)
-		return r->in + r->in_pos;
-	if (r->mode == MODE_ZSTD && r->p_len - r->p_pos >= n)
-		return r->pb + r->p_pos;
+	if (r->mode != MODE_UNDECIDED && buffered(r) >= n)
+		return here(r);
 	return need(r, n, got);
-}
-
-/* Plain bytes contiguous at the read position, without reading more. */
-static size_t buffered(const mp_reader *r)
-{
-	return r->mode == MODE_RAW ? r->in_len - r->in_pos : r->p_len - r->p_pos;
 }
 
 static void consume(mp_reader *r, size_t n)
@@ -987,6 +991,17 @@ static inline int validate(mp_reader *r, const mp_rec *rec)
 	return 0;
 }
 
+/* A record decoded: the checks, then it counts and is returned. */
+__attribute__((always_inline))
+static inline int deliver(mp_reader *r, const mp_rec *rec)
+{
+	if (validate(r, rec) < 0)
+		return -1;
+	r->seen[rec->tag]++;
+	r->recno++;
+	return 1;
+}
+
 /*
  * Decode the packed record whose first byte is at p into *rec: 1, or
  * MP_PACK_SKIPPED for a record of a newer version's kind, or -1. A
@@ -1097,11 +1112,7 @@ static int next_slow(mp_reader *r, mp_rec *rec)
 				r->mode = MODE_UNDECIDED;
 			continue;
 		}
-		if (validate(r, rec) < 0)
-			return -1;
-		r->seen[tag]++;
-		r->recno++;
-		return 1;
+		return deliver(r, rec);
 	}
 }
 
@@ -1117,18 +1128,10 @@ __attribute__((noinline))
 static int next_packed(mp_reader *r, mp_rec *rec)
 {
 	if (!r->failed && !r->after_end && r->mode != MODE_UNDECIDED) {
-		size_t used = r->mode == MODE_ZSTD ?
-			mp_pack_get_fast(r->pk, r->pb + r->p_pos,
-					 r->p_len - r->p_pos, rec) :
-			mp_pack_get_fast(r->pk, r->in + r->in_pos,
-					 r->in_len - r->in_pos, rec);
+		size_t used = mp_pack_get_fast(r->pk, here(r), buffered(r), rec);
 		if (used) {
 			consume(r, used);
-			if (validate(r, rec) < 0)
-				return -1;
-			r->seen[rec->tag]++;
-			r->recno++;
-			return 1;
+			return deliver(r, rec);
 		}
 	}
 	return next_slow(r, rec);
@@ -1138,8 +1141,7 @@ __attribute__((noinline))
 static int next_fixed(mp_reader *r, mp_rec *rec)
 {
 	if (!r->failed && !r->after_end && r->mode != MODE_UNDECIDED) {
-		const unsigned char *p = r->mode == MODE_ZSTD ? r->pb + r->p_pos :
-								r->in + r->in_pos;
+		const unsigned char *p = here(r);
 		size_t n = buffered(r);
 		int tag = n > 0 ? p[0] : 0;
 		size_t size = r->size[tag];
@@ -1147,11 +1149,7 @@ static int next_fixed(mp_reader *r, mp_rec *rec)
 			memcpy(rec->raw, p, mp_rec_size(tag));
 			consume(r, size);
 			rec_from_wire(rec);
-			if (validate(r, rec) < 0)
-				return -1;
-			r->seen[tag]++;
-			r->recno++;
-			return 1;
+			return deliver(r, rec);
 		}
 	}
 	return next_slow(r, rec);
@@ -1369,30 +1367,7 @@ oom:
 	return NULL;
 }
 
-/* mp_writer_put, all of it: failures, raw records, a full buffer. */
-__attribute__((noinline))
-static int put_slow(mp_writer *w, const mp_rec *rec)
-{
-	size_t size = mp_rec_size(rec->tag);
-	if (w->failed)
-		return -1;
-	if (size == 0 || rec->tag == MP_REC_END)
-		return wfail(w, "cannot write a record with tag %d", rec->tag);
-	if (w->pk) {
-		if (WBUF - w->w_len < MP_PACK_MAX && drain(w, ZSTD_e_continue) < 0)
-			return -1;
-		w->w_len += mp_pack_put(w->pk, rec, w->wb + w->w_len);
-	} else {
-		if (WBUF - w->w_len < size && drain(w, ZSTD_e_continue) < 0)
-			return -1;
-		rec_to_wire(rec, w->wb + w->w_len, size);
-		w->w_len += size;
-	}
-	w->count[rec->tag]++;
-	return 0;
-}
-
-/* A raw record of a known tag, with room for it. */
+/* A fixed-size record, with room for it. */
 __attribute__((noinline))
 static int put_raw(mp_writer *w, const mp_rec *rec)
 {
@@ -1403,23 +1378,45 @@ static int put_raw(mp_writer *w, const mp_rec *rec)
 	return 0;
 }
 
+/*
+ * Add rec, of a tag with a size, to the buffer, which has room for it
+ * (MP_PACK_MAX bytes: any record, packed or fixed-size). Packing needs
+ * no registers saved here; the raw case is out of line.
+ */
+static inline int put_room(mp_writer *w, const mp_rec *rec)
+{
+	if (!w->pk)
+		return put_raw(w, rec);
+	w->count[rec->tag]++;
+	w->w_len += mp_pack_put(w->pk, rec, w->wb + w->w_len);
+	return 0;
+}
+
+/* mp_writer_put's rare cases: a failed writer, a tag that cannot be
+ * written, a full buffer. */
+__attribute__((noinline))
+static int put_slow(mp_writer *w, const mp_rec *rec)
+{
+	if (w->failed)
+		return -1;
+	if (rec->tag < 1 || rec->tag >= MP_REC_END)
+		return wfail(w, "cannot write a record with tag %d", rec->tag);
+	if (drain(w, ZSTD_e_continue) < 0)
+		return -1;
+	return put_room(w, rec);
+}
+
 int mp_writer_put(mp_writer *w, const mp_rec *rec)
 {
 	/*
-	 * The common case, a record of a known tag with room for it, packed
-	 * with nothing that needs registers saved: a handful of instructions
-	 * a record. Every tag from 1 to MP_REC_END - 1 has a size, at most
+	 * Every tag from 1 to MP_REC_END - 1 has a size, at most
 	 * sizeof(mp_rec) <= MP_PACK_MAX; the trailer is the writer's own.
+	 * The common case takes a few tests and the coder.
 	 */
-	int tag = rec->tag;
-	if (w->failed || tag < 1 || tag >= MP_REC_END ||
+	if (w->failed || rec->tag < 1 || rec->tag >= MP_REC_END ||
 	    WBUF - w->w_len < MP_PACK_MAX)
 		return put_slow(w, rec);
-	if (!w->pk)
-		return put_raw(w, rec);
-	w->count[tag]++;
-	w->w_len += mp_pack_put(w->pk, rec, w->wb + w->w_len);
-	return 0;
+	return put_room(w, rec);
 }
 
 int mp_writer_flush(mp_writer *w)

@@ -579,6 +579,25 @@ static void test_write_fail(void)
 	}
 	CHECK(mp_writer_open(tpath("no/such/dir"), h, 0, &err) == NULL &&
 	     err.msg[0], "unopenable output: %s", err.msg);
+	/* Tags without a record kind, and the trailer (the writer's own),
+	 * are refused by either writer, and the writer stays failed. */
+	for (int flags = 0; flags <= MP_W_RAW; flags += MP_W_RAW) {
+		w = mp_writer_open(tpath("badtag"), h, flags, &err);
+		mp_rec bad = m[0];
+		int refused = 0;
+		for (int tag = 0; tag < 256; tag++) {
+			if (tag >= 1 && tag < MP_REC_END)
+				continue;
+			bad.msg.tag = (uint8_t)tag;
+			refused += w && mp_writer_put(w, &bad) < 0;
+		}
+		CHECK(refused == 256 - (MP_REC_END - 1) && w &&
+		      mp_writer_put(w, &m[0]) < 0 &&
+		      mp_writer_close(w, &err) < 0 &&
+		      strstr(err.msg, "cannot write a record with tag 0"),
+		      "%s writer refuses record tags 0, %d and up: %s",
+		      flags ? "raw" : "compressed", MP_REC_END, err.msg);
+	}
 	mp_hdr_free(h);
 }
 
