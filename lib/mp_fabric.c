@@ -691,8 +691,10 @@ static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
 		for (uint32_t i = f->nodes[x].held_head; left && i != HELD_END;
 		     i = f->pkts[i].next) {
 			struct pkt *p = &f->pkts[i];
+			if (!(p->blk & bit))
+				continue;
 			unsigned kind = blk_kind(p->blk_why);
-			if (!(p->blk & bit) || (kind != k1 && kind != BK_ANY))
+			if (kind != k1 && kind != BK_ANY)
 				continue;
 			left--;
 			if (may_pass(p->blk_why, p->msg, p->dst, moved, qmsg,
