@@ -46,7 +46,6 @@ struct pkt {
 	uint32_t msg;    /* message slot */
 	uint32_t dst;
 	uint32_t node;   /* node holding its head */
-	uint32_t prev, next; /* held list at node (or free list) */
 	uint32_t seq;
 	uint32_t refusals;
 	uint32_t off;    /* offset of dst from node, for route(): set where
@@ -62,13 +61,27 @@ struct pkt {
 	uint8_t blk;     /* --retry notify: directions refused, until the
 			  * refusing neighbour changes */
 	uint8_t blk_why; /* why (WHY_*; WHY_OK: several reasons) */
+	uint8_t spare[19]; /* to 64 bytes: finding a packet is a shift */
+};
+_Static_assert(sizeof(struct pkt) == 64, "struct pkt is not 64 bytes");
+
+/*
+ * A packet's place in its node's held list and what the scans of that
+ * list test, kept apart from struct pkt (same number): a scan for a
+ * candidate or for backpressure then reads 16 bytes per packet, not a
+ * line of its own, and at saturation, where those lists are long, the
+ * scans are most of the memory traffic and of the mispredicted branches.
+ */
+struct link {
+	uint32_t next, prev; /* held list at node; next: also the free list */
+	uint32_t key;    /* backpressure key: destination under --bp
+			  * destination, else message slot */
 	uint8_t cand;    /* while waiting: the ports it may take now, (best |
 			  * nf) & ~blk, or EJECT_BIT; 0 in any other state,
 			  * so a search for a candidate tests one byte */
-	uint8_t spare[8]; /* to 64 bytes: finding a packet by its number,
-			   * as the held-list scans do, is then a shift */
+	uint8_t spare[3];
 };
-_Static_assert(sizeof(struct pkt) == 64, "struct pkt is not 64 bytes");
+_Static_assert(sizeof(struct link) == 16, "struct link is not 16 bytes");
 
 struct msg {
 	uint64_t id, t_arrive, t_first;
@@ -142,6 +155,7 @@ struct mp_fabric {
 	uint32_t *blk_cnt; /* --retry notify: see blk_count() */
 	uint32_t *chk;     /* self_check()'s counts, when it is on */
 	struct pkt *pkts;
+	struct link *lk; /* same numbers as pkts */
 	uint32_t npkts, pkt_free;
 	struct msg *msgs;
 	uint32_t nmsgs, msg_free;
@@ -240,14 +254,19 @@ static int pkt_grow(mp_fabric *f)
 	if (!p)
 		return fail(f, "out of memory (packets)");
 	f->pkts = p;
+	struct link *l = realloc(f->lk, (size_t)cap * sizeof *l);
+	if (!l)
+		return fail(f, "out of memory (packets)");
+	f->lk = l;
 	if (f->npkts == 0) {
 		memset(&p[HELD_END], 0, sizeof p[HELD_END]);
-		p[HELD_END].cand = 0xff;
+		memset(&l[HELD_END], 0, sizeof l[HELD_END]);
+		l[HELD_END].cand = 0xff;
 		f->npkts = HELD_END + 1;
 	}
 	for (uint32_t i = cap; i-- > f->npkts;) {
 		p[i].live = 0;
-		p[i].next = f->pkt_free;
+		l[i].next = f->pkt_free;
 		f->pkt_free = i;
 	}
 	f->npkts = cap;
@@ -259,14 +278,14 @@ static uint32_t pkt_alloc(mp_fabric *f)
 	if (f->pkt_free == NIL && pkt_grow(f) < 0)
 		return NIL;
 	uint32_t i = f->pkt_free;
-	f->pkt_free = f->pkts[i].next;
+	f->pkt_free = f->lk[i].next;
 	return i;
 }
 
 static void pkt_release(mp_fabric *f, uint32_t i)
 {
 	f->pkts[i].live = 0;
-	f->pkts[i].next = f->pkt_free;
+	f->lk[i].next = f->pkt_free;
 	f->pkt_free = i;
 }
 
@@ -295,28 +314,28 @@ static uint32_t msg_alloc(mp_fabric *f)
 static inline void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
-	struct pkt *p = &f->pkts[i];
-	p->next = HELD_END;
-	p->prev = n->held_tail;
+	struct link *l = &f->lk[i];
+	l->next = HELD_END;
+	l->prev = n->held_tail;
 	if (n->held_tail == HELD_END)
 		n->held_head = i;
 	else
-		f->pkts[n->held_tail].next = i;
+		f->lk[n->held_tail].next = i;
 	n->held_tail = i;
 }
 
 static inline void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
-	struct pkt *p = &f->pkts[i];
-	if (p->prev == HELD_END)
-		n->held_head = p->next;
+	const struct link *l = &f->lk[i];
+	if (l->prev == HELD_END)
+		n->held_head = l->next;
 	else
-		f->pkts[p->prev].next = p->next;
-	if (p->next == HELD_END)
-		n->held_tail = p->prev;
+		f->lk[l->prev].next = l->next;
+	if (l->next == HELD_END)
+		n->held_tail = l->prev;
 	else
-		f->pkts[p->next].prev = p->prev;
+		f->lk[l->next].prev = l->prev;
 }
 
 static void touch_left_(mp_fabric *f, uint32_t x, uint32_t i);
@@ -689,7 +708,7 @@ static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
 		unsigned bit = 1u << f->opp[d];
 		int any = 0;
 		for (uint32_t i = f->nodes[x].held_head; left && i != HELD_END;
-		     i = f->pkts[i].next) {
+		     i = f->lk[i].next) {
 			struct pkt *p = &f->pkts[i];
 			if (!(p->blk & bit))
 				continue;
@@ -701,7 +720,7 @@ static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
 				     qdst)) {
 				p->blk &= (uint8_t)~bit;
 				if (p->state == P_WAITING)
-					p->cand |= (uint8_t)(bit & (p->best | p->nf));
+					f->lk[i].cand |= (uint8_t)(bit & (p->best | p->nf));
 				blk_sub(f, y, kind, d);
 				any = 1;
 			}
@@ -729,16 +748,13 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 	 * and no cycle of waits can form. used never exceeds buffers. */
 	if (f->cfg.buffers - n->used <= q)
 		return WHY_FULL;
-	if (f->cfg.bp == MP_BP_MESSAGE) {
+	if (f->cfg.bp != MP_BP_NONE) {
+		uint32_t key = f->cfg.bp == MP_BP_DEST ? dst : m;
 		for (uint32_t i = n->held_head; i != HELD_END;
-		     i = f->pkts[i].next)
-			if (f->pkts[i].msg == m)
-				return WHY_BPMSG;
-	} else if (f->cfg.bp == MP_BP_DEST) {
-		for (uint32_t i = n->held_head; i != HELD_END;
-		     i = f->pkts[i].next)
-			if (f->pkts[i].dst == dst)
-				return WHY_BPDEST;
+		     i = f->lk[i].next)
+			if (f->lk[i].key == key)
+				return f->cfg.bp == MP_BP_DEST ? WHY_BPDEST :
+								 WHY_BPMSG;
 	}
 	return WHY_OK;
 }
@@ -773,7 +789,7 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 	unsigned a_after = p->a ? p->a - 1u : 0u;
 	int in_list = p->state == P_WAITING || p->state == P_ATTEMPT;
 
-	p->cand = 0; /* moving on, or attempting: no longer a candidate */
+	f->lk[i].cand = 0; /* moving on, or attempting: no longer a candidate */
 
 	ch->cur = (ch->end_node[0] == x && ch->end_dir[0] == d) ? 0 : 1;
 	/* The offset of its destination from y: the hop-count rule needs
@@ -883,10 +899,10 @@ static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
 				  unsigned bit)
 {
 	/* By pointer: the step is then a load, a shift and an add. */
-	const struct pkt *p = &f->pkts[i];
-	while (!(p->cand & bit))
-		p = &f->pkts[p->next];
-	return (uint32_t)(p - f->pkts);
+	const struct link *l = &f->lk[i];
+	while (!(l->cand & bit))
+		l = &f->lk[l->next];
+	return (uint32_t)(l - f->lk);
 }
 
 /* First waiting packet at x that may use direction d (or eject), or
@@ -922,7 +938,7 @@ static void arb_chan(mp_fabric *f, uint32_t c)
 		return;
 	/* The packets ahead of the chosen one may not take this channel. */
 	uint32_t i = end ? e1 : e0;
-	start_xfer(f, ch->end_node[end], i, ch->end_dir[end], f->pkts[i].next,
+	start_xfer(f, ch->end_node[end], i, ch->end_dir[end], f->lk[i].next,
 		   end ? e0 : e1);
 }
 
@@ -938,7 +954,7 @@ static void route(mp_fabric *f, uint32_t i)
 		p->best = EJECT_BIT;
 		p->nf = 0;
 		p->state = P_WAITING;
-		p->cand = EJECT_BIT;
+		f->lk[i].cand = EJECT_BIT;
 		hold(f, x, i);
 		arb_pe(f, x);
 		return;
@@ -960,7 +976,7 @@ static void route(mp_fabric *f, uint32_t i)
 	/* Still P_ROUTING here: start_xfer must not unlink it from a list. */
 	if (!try_free(f, x, i)) {
 		p->state = P_WAITING;
-		p->cand = (uint8_t)((p->best | p->nf) & ~p->blk);
+		f->lk[i].cand = (uint8_t)((p->best | p->nf) & ~p->blk);
 		hold(f, x, i);
 	}
 }
@@ -1021,7 +1037,7 @@ static void start_eject(mp_fabric *f, uint32_t x, uint32_t i, int which)
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
 	p->state = P_MOVING;
-	p->cand = 0;
+	f->lk[i].cand = 0;
 	p->pe = (uint8_t)which;
 	port_start(&n->pe[which], f->now, 0);
 	n->pe[which].last = USE_EJ;
@@ -1115,7 +1131,10 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	p->rt = m->rt;
 	p->state = P_ROUTING;
 	p->live = 1;
-	p->prev = p->next = NIL;
+	f->lk[i] = (struct link){
+		.prev = NIL, .next = NIL,
+		.key = f->cfg.bp == MP_BP_DEST ? m->dst : mi,
+	};
 	if (m->sent == 0)
 		m->t_first = n->att_start;
 	m->sent++;
@@ -1443,6 +1462,7 @@ void mp_fabric_free(mp_fabric *f)
 	free(f->blk_cnt);
 	free(f->chk);
 	free(f->pkts);
+	free(f->lk);
 	free(f->msgs);
 	free(f->samples);
 	mp_evq_free(f->q);
@@ -1584,10 +1604,13 @@ MP_COLD static int self_check(mp_fabric *f)
 			dst[p->node]++;
 		unsigned want = p->state == P_WAITING ?
 				(p->best | p->nf) & ~(unsigned)p->blk & 0xffu : 0;
-		if (p->cand != want)
+		if (f->lk[i].cand != want)
 			return fail(f, "self-check at t=%llu: packet %u (state %d) "
 				       "has candidates %#x, not %#x", t, i, p->state,
-				    p->cand, want);
+				    f->lk[i].cand, want);
+		if (f->lk[i].key != (f->cfg.bp == MP_BP_DEST ? p->dst : p->msg))
+			return fail(f, "self-check at t=%llu: packet %u has "
+				       "backpressure key %u", t, i, f->lk[i].key);
 		if (p->state == P_WAITING || p->state == P_ATTEMPT)
 			held[p->node]++;
 		if (p->blk && !f->notify)
@@ -1628,9 +1651,9 @@ MP_COLD static int self_check(mp_fabric *f)
 				       "buffers used (%u for itself), there are %u "
 				       "(%u)", t, x, n->used, n->dest, at[x], dst[x]);
 		uint32_t k = 0, prev = HELD_END;
-		for (uint32_t i = n->held_head; i != HELD_END; i = f->pkts[i].next) {
-			const struct pkt *p = &f->pkts[i];
-			if (++k > held[x] || p->prev != prev || p->node != x)
+		for (uint32_t i = n->held_head; i != HELD_END; i = f->lk[i].next) {
+			if (++k > held[x] || f->lk[i].prev != prev ||
+			    f->pkts[i].node != x)
 				return fail(f, "self-check at t=%llu: the held list "
 					       "of node %u is broken at packet %u",
 					    t, x, i);
@@ -1706,12 +1729,12 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			ch->p.last = ch->cur;
 			/* The refused packet goes behind the others waiting
 			 * (not a change that could end other retry loops). */
-			if (p->next != HELD_END) {
+			if (f->lk[ev.a].next != HELD_END) {
 				unhold_raw(f, x, ev.a);
 				hold_raw(f, x, ev.a);
 			}
 			p->state = P_WAITING;
-			p->cand = (uint8_t)((p->best | p->nf) & ~p->blk);
+			f->lk[ev.a].cand = (uint8_t)((p->best | p->nf) & ~p->blk);
 			arb_chan(f, ev.b);
 			if (p->state == P_WAITING && !try_free(f, x, ev.a))
 				touch_wait(f, x, p->best | p->nf);
