@@ -124,10 +124,14 @@ struct node {
 	uint8_t blk_dirs[3]; /* by kind (BK_*): directions of the
 			      * neighbours with such packets (blk_count) */
 	uint8_t inj_wait; /* why the injection was refused (WHY_*), or 0 */
+	/* Every candidate bit of its held packets, and perhaps more: a
+	 * search for a bit not here ends at once, and one that finds no
+	 * packet clears it (first_for). */
+	uint8_t cand_any;
 	uint64_t pe_lp_t0;
 	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
 	mp_rng rng;
-	uint8_t spare[64]; /* to 256 bytes: finding a node is a shift */
+	uint8_t spare[63]; /* to 256 bytes: finding a node is a shift */
 };
 _Static_assert(sizeof(struct node) == 256, "struct node is not 256 bytes");
 
@@ -719,8 +723,10 @@ static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
 			if (may_pass(p->blk_why, p->msg, p->dst, moved, qmsg,
 				     qdst)) {
 				p->blk &= (uint8_t)~bit;
-				if (p->state == P_WAITING)
+				if (p->state == P_WAITING) {
 					f->lk[i].cand |= (uint8_t)(bit & (p->best | p->nf));
+					f->nodes[x].cand_any |= f->lk[i].cand;
+				}
 				blk_sub(f, y, kind, d);
 				any = 1;
 			}
@@ -764,8 +770,7 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 
 static void arb_pe(mp_fabric *f, uint32_t x);
 static void inj_decide(mp_fabric *f, uint32_t x);
-static inline uint32_t first_for(const mp_fabric *f, uint32_t x,
-				 unsigned bit);
+static inline uint32_t first_for(mp_fabric *f, uint32_t x, unsigned bit);
 static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
 				  unsigned bit);
 
@@ -839,9 +844,8 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 		}
 		int alone = 0;
 		if (f->loops) {
-			if (from == UNKNOWN)
-				from = f->nodes[x].held_head;
-			alone = first_from(f, from, 1u << d) == HELD_END;
+			alone = (from == UNKNOWN ? first_for(f, x, 1u << d) :
+				 first_from(f, from, 1u << d)) == HELD_END;
 		}
 		if (alone && !f->cfg.full_duplex) {
 			/* Packet i no longer counts (cand 0), even when it
@@ -907,10 +911,15 @@ static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
 
 /* First waiting packet at x that may use direction d (or eject), or
  * HELD_END. */
-static inline uint32_t first_for(const mp_fabric *f, uint32_t x,
-				 unsigned bit)
+static inline uint32_t first_for(mp_fabric *f, uint32_t x, unsigned bit)
 {
-	return first_from(f, f->nodes[x].held_head, bit);
+	struct node *n = &f->nodes[x];
+	if (!(n->cand_any & bit))
+		return HELD_END;
+	uint32_t i = first_from(f, n->held_head, bit);
+	if (i == HELD_END)
+		n->cand_any &= (uint8_t)~bit;
+	return i;
 }
 
 /* A channel is free: give it to a waiting packet at one of its ends. */
@@ -955,6 +964,7 @@ static void route(mp_fabric *f, uint32_t i)
 		p->nf = 0;
 		p->state = P_WAITING;
 		f->lk[i].cand = EJECT_BIT;
+		f->nodes[x].cand_any |= EJECT_BIT;
 		hold(f, x, i);
 		arb_pe(f, x);
 		return;
@@ -977,6 +987,7 @@ static void route(mp_fabric *f, uint32_t i)
 	if (!try_free(f, x, i)) {
 		p->state = P_WAITING;
 		f->lk[i].cand = (uint8_t)((p->best | p->nf) & ~p->blk);
+		f->nodes[x].cand_any |= f->lk[i].cand;
 		hold(f, x, i);
 	}
 }
@@ -1651,6 +1662,7 @@ MP_COLD static int self_check(mp_fabric *f)
 				       "buffers used (%u for itself), there are %u "
 				       "(%u)", t, x, n->used, n->dest, at[x], dst[x]);
 		uint32_t k = 0, prev = HELD_END;
+		unsigned cands = 0;
 		for (uint32_t i = n->held_head; i != HELD_END; i = f->lk[i].next) {
 			if (++k > held[x] || f->lk[i].prev != prev ||
 			    f->pkts[i].node != x)
@@ -1658,7 +1670,12 @@ MP_COLD static int self_check(mp_fabric *f)
 					       "of node %u is broken at packet %u",
 					    t, x, i);
 			prev = i;
+			cands |= f->lk[i].cand;
 		}
+		if (cands & ~(unsigned)n->cand_any)
+			return fail(f, "self-check at t=%llu: node %u has "
+				       "candidates %#x, not all in %#x", t, x,
+				    cands, n->cand_any);
 		if (k != held[x] || n->held_tail != prev)
 			return fail(f, "self-check at t=%llu: node %u holds %u "
 				       "packets in its list, %u waiting", t, x, k,
@@ -1735,6 +1752,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			}
 			p->state = P_WAITING;
 			f->lk[ev.a].cand = (uint8_t)((p->best | p->nf) & ~p->blk);
+			f->nodes[x].cand_any |= f->lk[ev.a].cand;
 			arb_chan(f, ev.b);
 			if (p->state == P_WAITING && !try_free(f, x, ev.a))
 				touch_wait(f, x, p->best | p->nf);
