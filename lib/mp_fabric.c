@@ -250,15 +250,48 @@ static void push_at(mp_fabric *f, uint64_t t, uint16_t type, uint32_t a,
 		fail(f, "out of memory (event queue)");
 }
 
+/*
+ * The arrays of packets (64 bytes each) and nodes (256) start on a cache
+ * line, so that each record is whole lines: malloc() promises 16 bytes,
+ * and a large block, mapped on its own, starts 16 bytes into its page,
+ * which put every packet across two lines. Zeroed; NULL when out of
+ * memory.
+ */
+#define LINE 64
+
+static void *lines_alloc(size_t n, size_t size)
+{
+	void *p;
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = n * size;
+	if (posix_memalign(&p, LINE, bytes ? bytes : LINE) != 0)
+		return NULL;
+	memset(p, 0, bytes);
+	return p;
+}
+
+/* lines_alloc() for n records, the first `old` copied from a (freed). */
+static void *lines_grow(void *a, size_t old, size_t n, size_t size)
+{
+	void *p = lines_alloc(n, size);
+	if (!p)
+		return NULL;
+	if (a)
+		memcpy(p, a, old * size);
+	free(a);
+	return p;
+}
+
 /* Grow the packet pool (the first time, with its slot HELD_END). */
 static int pkt_grow(mp_fabric *f)
 {
 	uint32_t cap = f->npkts ? f->npkts * 2 : 1024;
-	struct pkt *p = realloc(f->pkts, (size_t)cap * sizeof *p);
+	struct pkt *p = lines_grow(f->pkts, f->npkts, cap, sizeof *p);
 	if (!p)
 		return fail(f, "out of memory (packets)");
 	f->pkts = p;
-	struct link *l = realloc(f->lk, (size_t)cap * sizeof *l);
+	struct link *l = lines_grow(f->lk, f->npkts, cap, sizeof *l);
 	if (!l)
 		return fail(f, "out of memory (packets)");
 	f->lk = l;
@@ -1378,8 +1411,8 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	size_t nd = (size_t)f->n * f->deg;
 	f->nb = malloc(nd * sizeof *f->nb);
 	f->chan_of = malloc(nd * sizeof *f->chan_of);
-	f->chans = calloc(nd, sizeof *f->chans);
-	f->nodes = calloc(f->n, sizeof *f->nodes);
+	f->chans = lines_alloc(nd, sizeof *f->chans);
+	f->nodes = lines_alloc(f->n, sizeof *f->nodes);
 	f->blk_cnt = calloc((size_t)f->n * 3 * MP_TOPO_MAXDEG,
 			    sizeof *f->blk_cnt);
 	f->watch = f->o.self_check;
