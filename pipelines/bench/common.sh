@@ -176,6 +176,49 @@ cg_top() {
 		}'
 }
 
+# cachegrind OUT INPUT NETRUN-ARGS...: run netrun under cachegrind with
+# its cache and branch-prediction simulation on INPUT (raw output, so that
+# the figures are the simulator's), profile in OUT; print "hops".
+# Returns 1 when valgrind fails.
+cachegrind() {
+	_out=$1 _in=$2
+	shift 2
+	valgrind -q --tool=cachegrind --cache-sim=yes --branch-sim=yes \
+	    --cachegrind-out-file="$_out" \
+	    netrun "$@" -k -v --raw -o /dev/null "$_in" 2>"$_out.err" || return 1
+	set -- $(netrun_counts "$_out.err")
+	[ -n "$3" ] || return 1
+	echo "$3"
+}
+
+# cachegrind_top OUT HOPS [K]: per packet-hop, the totals of cachegrind
+# profile OUT (instructions, first-level data cache misses, mispredicted
+# branches), then the K (default 10) functions with the most misses and
+# mispredictions together, named as in cg_top.
+cachegrind_top() {
+	cg_annotate --show=Ir,D1mr,D1mw,Bcm,Bim --auto=no "$1" |
+	    sed 's/([^)]*%)//g' >"$1.txt" || return 1
+	awk -v hops="$2" '
+		function num(x) { gsub(/,/, "", x); return x == "." ? 0 : x + 0 }
+		/PROGRAM TOTALS/ {
+			printf "  per packet-hop: %.0f instructions, %.1f D1 misses, %.1f mispredicted branches\n",
+			    num($1) / hops, (num($2) + num($3)) / hops,
+			    (num($4) + num($5)) / hops
+			exit
+		}' "$1.txt"
+	echo
+	echo "      Ir/hop  D1 misses/hop  mispredicts/hop  function"
+	awk -v hops="$2" '
+		function num(x) { gsub(/,/, "", x); return x == "." ? 0 : x + 0 }
+		/file:function/ { on = 1; next }
+		on && NF >= 6 && $1 ~ /^[0-9][0-9,]*$/ {
+			fn = $6; sub(/^.*\//, "", fn)
+			m = num($2) + num($3); b = num($4) + num($5)
+			printf "%d   %9.1f  %13.2f  %15.2f  %s\n", m + b,
+			    num($1) / hops, m / hops, b / hops, fn
+		}' "$1.txt" | sort -rn | head -n "${3:-10}" | cut -d' ' -f2-
+}
+
 # cg_lib OUT PATTERN: the instructions executed in objects (libraries)
 # whose name matches PATTERN, in callgrind profile OUT.
 cg_lib() {

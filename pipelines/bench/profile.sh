@@ -9,6 +9,12 @@
 # "all".  PROFILE_N overrides the number of messages; PROFILE_OUT=dir keeps
 # the callgrind profiles there (callgrind.<config>.out) for
 # callgrind_annotate or kcachegrind.
+#
+# PROFILE_TOOL=cachegrind profiles memory and branches instead: netrun
+# under cachegrind's cache and branch-prediction simulation (raw output),
+# first-level data cache misses and mispredicted branches per packet-hop,
+# and the 10 functions with the most of them. Instruction counts do not
+# show these stalls, which decide much of the elapsed time at saturation.
 cd "$(dirname "$0")/../.." || exit 1
 PATH="$PWD/tools:$PATH"
 export PATH
@@ -58,6 +64,22 @@ for i in $want; do
 	n=${PROFILE_N:-$cg_n}
 	wlgen $wargs -n "$n" --seed 1 --raw -o "$tmp/w.raw" || exit 1
 	echo "$name:"
+	if [ "$PROFILE_TOOL" = cachegrind ]; then
+		echo "  valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes netrun $nargs -k -v --raw -o /dev/null w.raw"
+		echo "  (w.raw: wlgen $wargs -n $n --seed 1 --raw)"
+		if ! h=$(cachegrind "$tmp/cg.out" "$tmp/w.raw" $nargs); then
+			echo "profile: $name: cachegrind run failed:" >&2
+			cat "$tmp/cg.out.err" >&2
+			status=1
+			continue
+		fi
+		cachegrind_top "$tmp/cg.out" "$h" 10
+		echo
+		if [ -n "$PROFILE_OUT" ]; then
+			cp "$tmp/cg.out" "$PROFILE_OUT/cachegrind.$name.out"
+		fi
+		continue
+	fi
 	echo "  valgrind --tool=callgrind netrun $nargs -k -v -o /dev/null w.raw"
 	echo "  (w.raw: wlgen $wargs -n $n --seed 1 --raw)"
 	if ! set -- $(callgrind "$tmp/cg.out" "$tmp/w.raw" $nargs) ||
