@@ -347,6 +347,29 @@ static uint32_t msg_alloc(mp_fabric *f)
 	return i;
 }
 
+/* The ports a waiting packet may take now: its best and no-farther
+ * directions (or EJECT_BIT), less those refused under --retry notify. */
+static inline uint8_t cands_of(const struct pkt *p)
+{
+	return (uint8_t)((p->best | p->nf) & ~p->blk);
+}
+
+/* Packet i waits at x, or its refusals changed: its candidates, and
+ * x's summary of them (first_for). */
+static inline void set_cands(mp_fabric *f, uint32_t x, uint32_t i)
+{
+	uint8_t c = cands_of(&f->pkts[i]);
+	f->lk[i].cand = c;
+	f->nodes[x].cand_any |= c;
+}
+
+/* What backpressure compares: the destination under --bp destination,
+ * else the message slot. */
+static inline uint32_t bp_key(const mp_fabric *f, uint32_t msg, uint32_t dst)
+{
+	return f->cfg.bp == MP_BP_DEST ? dst : msg;
+}
+
 /* Append packet i to node x's list of held (waiting) packets. */
 static inline void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 {
@@ -756,10 +779,8 @@ static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
 			if (may_pass(p->blk_why, p->msg, p->dst, moved, qmsg,
 				     qdst)) {
 				p->blk &= (uint8_t)~bit;
-				if (p->state == P_WAITING) {
-					f->lk[i].cand |= (uint8_t)(bit & (p->best | p->nf));
-					f->nodes[x].cand_any |= f->lk[i].cand;
-				}
+				if (p->state == P_WAITING)
+					set_cands(f, x, i);
 				blk_sub(f, y, kind, d);
 				any = 1;
 			}
@@ -788,7 +809,7 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 	if (f->cfg.buffers - n->used <= q)
 		return WHY_FULL;
 	if (f->cfg.bp != MP_BP_NONE) {
-		uint32_t key = f->cfg.bp == MP_BP_DEST ? dst : m;
+		uint32_t key = bp_key(f, m, dst);
 		for (uint32_t i = n->held_head; i != HELD_END;
 		     i = f->lk[i].next)
 			if (f->lk[i].key == key)
@@ -996,8 +1017,7 @@ static void route(mp_fabric *f, uint32_t i)
 		p->best = EJECT_BIT;
 		p->nf = 0;
 		p->state = P_WAITING;
-		f->lk[i].cand = EJECT_BIT;
-		f->nodes[x].cand_any |= EJECT_BIT;
+		set_cands(f, x, i);
 		hold(f, x, i);
 		arb_pe(f, x);
 		return;
@@ -1019,8 +1039,7 @@ static void route(mp_fabric *f, uint32_t i)
 	/* Still P_ROUTING here: start_xfer must not unlink it from a list. */
 	if (!try_free(f, x, i)) {
 		p->state = P_WAITING;
-		f->lk[i].cand = (uint8_t)((p->best | p->nf) & ~p->blk);
-		f->nodes[x].cand_any |= f->lk[i].cand;
+		set_cands(f, x, i);
 		hold(f, x, i);
 	}
 }
@@ -1177,7 +1196,7 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	p->live = 1;
 	f->lk[i] = (struct link){
 		.prev = NIL, .next = NIL,
-		.key = f->cfg.bp == MP_BP_DEST ? m->dst : mi,
+		.key = bp_key(f, mi, m->dst),
 	};
 	if (m->sent == 0)
 		m->t_first = n->att_start;
@@ -1646,13 +1665,12 @@ MP_COLD static int self_check(mp_fabric *f)
 		at[p->node]++;
 		if (p->dst == p->node)
 			dst[p->node]++;
-		unsigned want = p->state == P_WAITING ?
-				(p->best | p->nf) & ~(unsigned)p->blk & 0xffu : 0;
+		unsigned want = p->state == P_WAITING ? cands_of(p) : 0;
 		if (f->lk[i].cand != want)
 			return fail(f, "self-check at t=%llu: packet %u (state %d) "
 				       "has candidates %#x, not %#x", t, i, p->state,
 				    f->lk[i].cand, want);
-		if (f->lk[i].key != (f->cfg.bp == MP_BP_DEST ? p->dst : p->msg))
+		if (f->lk[i].key != bp_key(f, p->msg, p->dst))
 			return fail(f, "self-check at t=%llu: packet %u has "
 				       "backpressure key %u", t, i, f->lk[i].key);
 		if (p->state == P_WAITING || p->state == P_ATTEMPT)
@@ -1784,8 +1802,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 				hold_raw(f, x, ev.a);
 			}
 			p->state = P_WAITING;
-			f->lk[ev.a].cand = (uint8_t)((p->best | p->nf) & ~p->blk);
-			f->nodes[x].cand_any |= f->lk[ev.a].cand;
+			set_cands(f, x, ev.a);
 			arb_chan(f, ev.b);
 			if (p->state == P_WAITING && !try_free(f, x, ev.a))
 				touch_wait(f, x, p->best | p->nf);
