@@ -251,34 +251,27 @@ static void push_at(mp_fabric *f, uint64_t t, uint16_t type, uint32_t a,
 }
 
 /*
- * The arrays of packets (64 bytes each) and nodes (256) start on a cache
- * line, so that each record is whole lines: malloc() promises 16 bytes,
- * and a large block, mapped on its own, starts 16 bytes into its page,
- * which put every packet across two lines. Zeroed; NULL when out of
- * memory.
+ * The arrays of packets (64 bytes each), their links, the channels and
+ * the nodes (256) start on a cache line, so that a record spans as few
+ * lines as it can: malloc() promises 16 bytes, and a large block, mapped
+ * on its own, starts 16 bytes into its page, which put every packet
+ * across two lines.
+ * lines_grow: n records, the first `old` moved from a (freed), the rest
+ * zeroed; NULL when out of memory (a untouched).
  */
 #define LINE 64
 
-static void *lines_alloc(size_t n, size_t size)
+static void *lines_grow(void *a, size_t old, size_t n, size_t size)
 {
 	void *p;
 	if (size && n > SIZE_MAX / size)
 		return NULL;
-	size_t bytes = n * size;
+	size_t bytes = n * size, kept = old * size;
 	if (posix_memalign(&p, LINE, bytes ? bytes : LINE) != 0)
 		return NULL;
-	memset(p, 0, bytes);
-	return p;
-}
-
-/* lines_alloc() for n records, the first `old` copied from a (freed). */
-static void *lines_grow(void *a, size_t old, size_t n, size_t size)
-{
-	void *p = lines_alloc(n, size);
-	if (!p)
-		return NULL;
-	if (a)
-		memcpy(p, a, old * size);
+	if (kept)
+		memcpy(p, a, kept);
+	memset((char *)p + kept, 0, bytes - kept);
 	free(a);
 	return p;
 }
@@ -1430,8 +1423,8 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	size_t nd = (size_t)f->n * f->deg;
 	f->nb = malloc(nd * sizeof *f->nb);
 	f->chan_of = malloc(nd * sizeof *f->chan_of);
-	f->chans = lines_alloc(nd, sizeof *f->chans);
-	f->nodes = lines_alloc(f->n, sizeof *f->nodes);
+	f->chans = lines_grow(NULL, 0, nd, sizeof *f->chans);
+	f->nodes = lines_grow(NULL, 0, f->n, sizeof *f->nodes);
 	f->blk_cnt = calloc((size_t)f->n * 3 * MP_TOPO_MAXDEG,
 			    sizeof *f->blk_cnt);
 	f->watch = f->o.self_check;
