@@ -115,13 +115,14 @@ struct sim {
 	double *b_wait, *b_src;
 	uint64_t *b_n, *b_srcn, *b_flits, *out_flits;
 	uint64_t backlog0;
+	uint64_t generated, left;	/* whole run */
 	int check_failed;
 	char check_msg[256];
 };
 
 struct result {
 	double wait, wait_ci, source_wait, throughput, throughput_ci, offered;
-	uint64_t packets;
+	uint64_t packets, generated, left, held;
 	double out_util[MAX_PORTS];
 	int saturated;
 };
@@ -702,6 +703,7 @@ static void arbitrate(struct sim *s)
 			in->rel_len++;
 		}
 		s->out_free[o] = now + b;
+		s->left++;
 		record(s, o, now - p.t - 1);
 	}
 }
@@ -739,12 +741,15 @@ static void arrivals(struct sim *s)
 		struct input *in = &s->in[i];
 		while (in->next_gen == now) {
 			q_push(&in->src, (struct pkt){ now, draw_out(in, k), 0 });
+			s->generated++;
 			in->next_gen = now + mp_rng_geometric(&in->arr, in->lambda);
 		}
 		if (in->link_free > now)
 			continue;
-		if (in->saturated && in->src.len == 0)
+		if (in->saturated && in->src.len == 0) {
 			q_push(&in->src, (struct pkt){ now, draw_out(in, k), 0 });
+			s->generated++;
+		}
 		struct pkt *h = q_front(&in->src);
 		if (!h || !room(s, i, h->out))
 			continue;
@@ -758,6 +763,15 @@ static void arrivals(struct sim *s)
 
 static void self_check(struct sim *s)
 {
+	uint64_t held = backlog(s);
+
+	if (s->generated != s->left + held) {
+		snprintf(s->check_msg, sizeof s->check_msg,
+			 "cycle %lu: %lu packets generated, %lu left, %lu held",
+			 (unsigned long)s->now, (unsigned long)s->generated,
+			 (unsigned long)s->left, (unsigned long)held);
+		s->check_failed = 1;
+	}
 	for (unsigned i = 0; i < s->k && !s->check_failed; i++) {
 		struct input *in = &s->in[i];
 		uint64_t total = 0, pending = 0;
@@ -898,6 +912,9 @@ static void run(const struct cfg *c, const struct feed *f, struct result *r)
 			r->saturated = 1;
 	}
 	r->offered /= s.k;
+	r->generated = s.generated;
+	r->left = s.left;
+	r->held = backlog(&s);
 	/* growing backlog: more than 1% of the ports' capacity over the run */
 	if ((double)backlog(&s) > (double)s.backlog0 + 0.01 * s.k * (double)c->cycles / c->b)
 		r->saturated = 1;
@@ -926,7 +943,8 @@ static void show_feed(const struct cfg *c, const struct feed *f, double load,
 		}
 		return;
 	}
-	printf("load %g flits per node per cycle; %u x %u switch\n", load, k, k);
+	printf("load %g flits per %s per cycle; %u x %u switch\n", load,
+	       c->topo == TOPO_BARE ? "input" : "node", k, k);
 	if (c->topo != TOPO_BARE)
 		printf("mean hops %.6f, per %s %.6f; bottleneck %s utilization %.6f\n",
 		       f->hops, c->topo == TOPO_KARY ? "dimension (kd)" : "stage",
@@ -1008,6 +1026,9 @@ static void print_result(const struct cfg *c, const struct feed *f, double load,
 	printf("cycles %lu after %lu of warm-up, seed %lu; %lu packets measured\n",
 	       (unsigned long)c->cycles, (unsigned long)c->warmup,
 	       (unsigned long)c->seed, (unsigned long)r->packets);
+	printf("packets         generated %lu, left %lu, held %lu\n",
+	       (unsigned long)r->generated, (unsigned long)r->left,
+	       (unsigned long)r->held);
 	printf("wait w          %s packet times (+- %s, %g%% CI, %u batches)\n",
 	       w, ci, c->confidence * 100, c->batches);
 	printf("source wait     %s cycles\n", sw);
