@@ -29,7 +29,7 @@ esac
 awk -v s="$scale" 'BEGIN { exit !(s + 0 > 0) }' ||
     { echo "bench: BENCH_N_SCALE must be a positive number" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time as /usr/bin/time" >&2; exit 1; }
-freeze_tools wlgen sched netrun lstat mpcat || exit 1
+freeze_tools wlgen sched netrun lstat mpcat swsim || exit 1
 
 # newn N SECONDS MIN TARGET CAP: N, or when a run of N took less than MIN
 # seconds, N scaled up to take about TARGET seconds (at most 100 times, at
@@ -477,5 +477,39 @@ awk '
 set -- $e2e_ratio $e2e_cratio
 awk -v v="$1" -v c="$4" 'BEGIN { printf "pipeline compressed/raw throughput|%.3f|>= 0.85|%s|%.3f\n", v, (v >= 0.85 ? "yes" : "no"), c }' >>"$tmp/table"
 table
+
+# ---------------------------------------------------------------------------
+section "8. swsim: simulated cycles per second"
+echo
+echo "The single switch of the 8-ary 3-cube (4 x 4, DAMQ, unbounded, 1-flit"
+echo "packets) at load 0.5 flits per node per cycle, beyond the network's"
+echo "saturation (bottleneck utilization 1.75: the link inputs are saturated"
+echo "and the buffers grow), and at 0.2 (bottleneck 0.70).  Simulated cycles"
+echo "are warm-up plus measured cycles, W = C/10; C is calibrated to about a"
+echo "CPU second.  Commands:"
+echo
+echo "config|cycles simulated|elapsed s|M cycles/s|peak RSS MB|M cycles/CPU-s" >"$tmp/table"
+for load in 0.5 0.2; do
+	sargs="--topo kary:8,3 --buffer damq --load $load --packet-flits 1 --csv"
+	progress "swsim: load $load: calibrating"
+	c=200000
+	: >"$tmp/cal.t"
+	timed "$tmp/cal.t" swsim $sargs --cycles $c --warmup $((c / 10)) >/dev/null
+	c=$(newn "$c" "$(last_cpu "$tmp/cal.t")" 0.5 1.2 1000000000)
+	w=$((c / 10))
+	printf '  swsim %s --cycles %s --warmup %s\n' "$sargs" "$c" "$w"
+	: >"$tmp/sw.t"
+	r=1
+	while [ $r -le "$runs" ]; do
+		progress "swsim: load $load: run $r of $runs"
+		timed "$tmp/sw.t" swsim $sargs --cycles $c --warmup $w >/dev/null
+		r=$((r + 1))
+	done
+	n=$((c + w))
+	echo "kary:8,3 damq load $load|$n|$(spread "$(stats "$tmp/sw.t" 1)" 1 %.3f)|$(spread "$(rates "$tmp/sw.t" "$n")" 1e6 %.2f)|$(spread "$(stats "$tmp/sw.t" 2)" 1024 %.1f)|$(rates "$tmp/sw.t" "$n" 3 | awk '{ printf "%.2f", $1 / 1e6 }')" >>"$tmp/table"
+done
+echo
+table
+
 echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null); finished $(now)"
