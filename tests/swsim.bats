@@ -158,6 +158,10 @@ col() {
 	a=$(swsim --ports 8 --buffer fifo --load 0.5 --cycles 20000)
 	b=$(swsim --ports 8 --buffer fifo --load 0.5 --cycles 20000)
 	[ "$a" = "$b" ]
+	# the arbitration is used: oldest-first changes who waits
+	a=$(swsim --ports 4 --buffer damq --load 0.9 --cycles 20000 --csv --arb rr)
+	b=$(swsim --ports 4 --buffer damq --load 0.9 --cycles 20000 --csv --arb oldest)
+	[ "$a" != "$b" ]
 }
 
 # Unbounded, the static and the dynamic multi-queue are the same switch.
