@@ -299,7 +299,8 @@ col() {
 	bad --topo kary:8 --load 0.5
 	bad --topo kary:1,3 --load 0.5
 	bad --topo kary:1024,4 --load 0.5
-	bad --topo omega:4,7 --load 0.5
+	bad --topo omega:4,6 --load 0.5
+	bad --topo kary:2,21 --load 0.5
 	bad --ports 4 --load 0.5 --arb random
 	bad --ports 4 --load 0.5 --packet-flits 0
 	bad --ports 4 --load 0.5 --cycles 0

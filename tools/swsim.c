@@ -26,7 +26,8 @@
 #define MAX_PORTS 64
 #define MAX_B 64
 #define MAX_LOADS 64
-#define MAX_ENUM (1UL << 24)	/* source-destination pairs enumerated */
+#define MAX_NODES (1UL << 20)	/* k-ary n-cube nodes (paths enumerated) */
+#define MAX_TERMINALS 1024	/* omega terminals (pairs enumerated) */
 #define DEF_CYCLES 100000
 #define DEF_BATCHES 20
 
@@ -303,9 +304,9 @@ static void feed_kary(const struct cfg *c, double load, struct feed *f)
 	double hops = 0.0;
 
 	for (unsigned d = 0; d < n; d++) {
-		if (nodes > MAX_ENUM / k)
+		if (nodes > MAX_NODES / k)
 			die_usage("--topo kary:%u,%u: more than %lu nodes", k, n,
-				  (unsigned long)MAX_ENUM);
+				  (unsigned long)MAX_NODES);
 		nodes *= k;
 	}
 	memset(cnt, 0, sizeof cnt);
@@ -358,8 +359,9 @@ static void feed_omega(const struct cfg *c, double load, struct feed *f)
 	static double cnt[MAX_PORTS][MAX_PORTS];
 
 	for (unsigned d = 0; d < s; d++) {
-		if (nodes > 4096 / a)
-			die_usage("--topo omega:%u,%u: more than 4096 terminals", a, s);
+		if (nodes > MAX_TERMINALS / a)
+			die_usage("--topo omega:%u,%u: more than %d terminals", a, s,
+				  MAX_TERMINALS);
 		nodes *= a;
 	}
 	memset(cnt, 0, sizeof cnt);
