@@ -91,6 +91,7 @@ struct input {
 	int saturated;
 	uint64_t next_gen;	/* next generation cycle */
 	uint64_t link_free;	/* first cycle the input link is free */
+	uint64_t block_since;	/* first cycle the source's head found no room */
 	uint64_t xbar_free;	/* first cycle its crossbar input is free */
 	struct queue src;	/* packets held at the source */
 	struct queue *q;	/* 1 (fifo) or K queues (per output) */
@@ -113,7 +114,7 @@ struct sim {
 	uint64_t now;
 	/* measurement */
 	uint64_t t0, t1;
-	double *b_wait, *b_src;
+	double *b_wait, *b_src, *b_blk;
 	uint64_t *b_n, *b_srcn, *b_flits, *out_flits;
 	uint64_t backlog0;
 	uint64_t generated, left;	/* whole run */
@@ -122,7 +123,8 @@ struct sim {
 };
 
 struct result {
-	double wait, wait_ci, source_wait, throughput, throughput_ci, offered;
+	double wait, wait_ci, source_wait, blocked, throughput, throughput_ci;
+	double offered;
 	uint64_t packets, generated, left, held;
 	double out_util[MAX_PORTS];
 	int saturated;
@@ -488,6 +490,7 @@ static void sim_init(struct sim *s, const struct cfg *c, const struct feed *f)
 	s->out_flits = xcalloc(k, sizeof *s->out_flits);
 	s->b_wait = xcalloc(c->batches, sizeof *s->b_wait);
 	s->b_src = xcalloc(c->batches, sizeof *s->b_src);
+	s->b_blk = xcalloc(c->batches, sizeof *s->b_blk);
 	s->b_n = xcalloc(c->batches, sizeof *s->b_n);
 	s->b_srcn = xcalloc(c->batches, sizeof *s->b_srcn);
 	s->b_flits = xcalloc(c->batches, sizeof *s->b_flits);
@@ -499,6 +502,7 @@ static void sim_init(struct sim *s, const struct cfg *c, const struct feed *f)
 		mp_rng_seed(&in->dst, c->seed, 2 * (uint64_t)i + 1);
 		in->lambda = f->util[i] / c->b;
 		in->saturated = f->util[i] >= 1.0 - 1e-12;
+		in->block_since = UINT64_MAX;
 		if (in->lambda > 0 && !in->saturated)
 			in->next_gen = mp_rng_geometric(&in->arr, in->lambda) - 1;
 		else
@@ -551,6 +555,7 @@ static void sim_free(struct sim *s)
 	free(s->out_flits);
 	free(s->b_wait);
 	free(s->b_src);
+	free(s->b_blk);
 	free(s->b_n);
 	free(s->b_srcn);
 	free(s->b_flits);
@@ -723,12 +728,13 @@ static void releases(struct sim *s)
 }
 
 /* Source-side waits are recorded when the head enters the switch. */
-static void record_src(struct sim *s, uint64_t w)
+static void record_src(struct sim *s, uint64_t w, uint64_t blocked)
 {
 	if (s->now < s->t0 || s->now >= s->t1)
 		return;
 	unsigned bi = (unsigned)((s->now - s->t0) * s->c->batches / s->c->cycles);
 	s->b_src[bi] += (double)w;
+	s->b_blk[bi] += (double)blocked;
 	s->b_srcn[bi]++;
 }
 
@@ -753,10 +759,17 @@ static void arrivals(struct sim *s)
 			s->generated++;
 		}
 		struct pkt *h = q_front(&in->src);
-		if (!h || !room(s, i, h->out))
+		if (!h)
 			continue;
+		if (!room(s, i, h->out)) {
+			if (in->block_since == UINT64_MAX)
+				in->block_since = now;
+			continue;
+		}
 		struct pkt p = q_pop(&in->src);
-		record_src(s, now - p.t);
+		record_src(s, now - p.t,
+			   in->block_since == UINT64_MAX ? 0 : now - in->block_since);
+		in->block_since = UINT64_MAX;
 		q_push(queue_for(s, i, p.out), (struct pkt){ now, p.out, i });
 		charge(s, i, p.out, (int64_t)s->b);
 		in->link_free = now + s->b;
@@ -875,17 +888,19 @@ static void run(const struct cfg *c, const struct feed *f, struct result *r)
 		}
 	}
 	memset(r, 0, sizeof *r);
-	double sw = 0, ss = 0;
+	double sw = 0, ss = 0, sb = 0;
 	uint64_t n = 0, ns = 0;
 	for (unsigned bi = 0; bi < c->batches; bi++) {
 		sw += s.b_wait[bi];
 		ss += s.b_src[bi];
+		sb += s.b_blk[bi];
 		n += s.b_n[bi];
 		ns += s.b_srcn[bi];
 	}
 	r->packets = n;
 	r->wait = n ? sw / n / c->b : NAN;
 	r->source_wait = ns ? ss / ns : NAN;
+	r->blocked = ns ? sb / ns : NAN;
 	/* batch means of the wait, each batch a mean over its packets */
 	double *x = xcalloc(c->batches, sizeof *x);
 	unsigned nb = 0;
@@ -988,32 +1003,33 @@ static void fmt_num(char *buf, size_t len, double v, int sat_blank)
 static void print_csv_header(const struct cfg *c)
 {
 	if (c->topo == TOPO_BARE)
-		printf("load,throughput,wait,wait_ci,throughput_ci,source_wait,offered,packets,status\n");
+		printf("load,throughput,wait,wait_ci,throughput_ci,source_wait,blocked,offered,packets,status\n");
 	else
-		printf("load,bottleneck_util,wait,latency_est,wait_ci,throughput,offered,hops,kd,source_wait,packets,status\n");
+		printf("load,bottleneck_util,wait,latency_est,wait_ci,throughput,offered,hops,kd,source_wait,blocked,packets,status\n");
 }
 
 static void print_result(const struct cfg *c, const struct feed *f, double load,
 			 const struct result *r)
 {
-	char w[32], ci[32], sw[32], lat[32], tci[32];
+	char w[32], ci[32], sw[32], lat[32], tci[32], bl[32];
 	const char *st = r->saturated ? "saturated" : "ok";
 
 	fmt_num(w, sizeof w, r->wait, 0);
 	fmt_num(ci, sizeof ci, r->wait_ci, 0);
 	fmt_num(sw, sizeof sw, r->source_wait, 0);
 	fmt_num(tci, sizeof tci, r->throughput_ci, 0);
+	fmt_num(bl, sizeof bl, r->blocked, 0);
 	fmt_num(lat, sizeof lat, latency_est(c, f, r->wait),
 		r->saturated || isnan(r->wait));
 	if (c->csv) {
 		if (c->topo == TOPO_BARE)
-			printf("%g,%.6f,%s,%s,%s,%s,%.6f,%lu,%s\n", load,
-			       r->throughput, w, ci, tci, sw, r->offered,
+			printf("%g,%.6f,%s,%s,%s,%s,%s,%.6f,%lu,%s\n", load,
+			       r->throughput, w, ci, tci, sw, bl, r->offered,
 			       (unsigned long)r->packets, st);
 		else
-			printf("%g,%.6f,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%s,%lu,%s\n",
+			printf("%g,%.6f,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%s,%s,%lu,%s\n",
 			       load, f->bottleneck, w, lat, ci, r->throughput,
-			       r->offered, f->hops, f->kd, sw,
+			       r->offered, f->hops, f->kd, sw, bl,
 			       (unsigned long)r->packets, st);
 		return;
 	}
@@ -1033,7 +1049,8 @@ static void print_result(const struct cfg *c, const struct feed *f, double load,
 	       (unsigned long)r->held);
 	printf("wait w          %s packet times (+- %s, %g%% CI, %u batches)\n",
 	       w, ci, c->confidence * 100, c->batches);
-	printf("source wait     %s cycles\n", sw);
+	printf("source wait     %s cycles, of which blocked by a full buffer %s\n",
+	       sw, bl);
 	printf("throughput      %.6f (+- %s) flits per cycle per output (offered %.6f)\n",
 	       r->throughput, tci, r->offered);
 	printf("output util    ");
