@@ -223,6 +223,12 @@ col() {
 	[ "${lines[1]}" = "0.3,0,0.300000,0.500000,0.500000" ]
 }
 
+@test "a switch of omega:4,4 is the bare 4 x 4 uniform switch" {
+	a=$(swsim --topo omega:4,4 --buffer fifo --load 0.5 --cycles 20000 --csv | sed -n 2p | cut -d, -f3,5,6)
+	b=$(swsim --ports 4 --buffer fifo --load 0.5 --cycles 20000 --csv | sed -n 2p | cut -d, -f3,4,2)
+	[ "$a" = "$b" ]
+}
+
 @test "binary 8-cube: the bottleneck is the injection channel" {
 	run swsim --topo kary:2,8 --load 0.5 --cycles 5000 --csv
 	[ "$status" -eq 0 ]
