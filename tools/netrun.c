@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "mp_config.h"
-#include "mp_fabric.h"
+#include "mp_sim.h"
 #include "mp_stream.h"
 
 static const char *prog = "netrun";
@@ -169,11 +169,11 @@ static double wall(void)
 }
 
 static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
-			    const mp_fabric *f, uint64_t seed)
+			    const mp_sim *f, uint64_t seed)
 {
 	char topo[64];
 	mp_cfg_topo(cfg, topo, sizeof topo);
-	mp_hdr_setf(h, "nodes", "%u", mp_fabric_nodes(f));
+	mp_hdr_setf(h, "nodes", "%u", mp_sim_nodes(f));
 	mp_hdr_set(h, "topology", topo);
 	mp_hdr_setf(h, "packet_time", "%u", cfg->packet_time);
 	mp_hdr_setf(h, "pe_time", "%g", mp_cfg_pe_time(cfg));
@@ -202,7 +202,7 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 int main(int argc, char **argv)
 {
 	struct mp_cfg cfg;
-	struct mp_fabric_opts fo;
+	struct mp_sim_opts fo;
 	int show = 0, raw = 0, verbose = 0, quiet = 0, c;
 	const char *outpath = NULL;
 	mp_err err;
@@ -313,7 +313,7 @@ int main(int argc, char **argv)
 			die("stdout: write failed: %s", strerror(errno));
 		return 0;
 	}
-	mp_fabric_defaults(&cfg, &fo);
+	mp_sim_defaults(&cfg, &fo);
 	fo.seed = seed;
 	fo.keep_going = keep_going;
 	fo.no_packets = no_packets;
@@ -343,13 +343,13 @@ int main(int argc, char **argv)
 		die("%s: %s", in, err.msg);
 
 	struct out out = { NULL };
-	mp_fabric *f = mp_fabric_new(&cfg, &pol, &fo, emit, &out, &err);
+	mp_sim *f = mp_sim_new(NULL, &cfg, &pol, &fo, emit, &out, &err);
 	if (!f)
 		bad_usage("%s", err.msg);
 	uint64_t hn;
-	if (mp_hdr_get_u64(ih, "nodes", &hn) == 0 && hn != mp_fabric_nodes(f))
+	if (mp_hdr_get_u64(ih, "nodes", &hn) == 0 && hn != mp_sim_nodes(f))
 		die("%s: the stream is for %llu nodes, the fabric has %u", in,
-		    (unsigned long long)hn, mp_fabric_nodes(f));
+		    (unsigned long long)hn, mp_sim_nodes(f));
 
 	mp_hdr *oh = mp_hdr_dup(ih);
 	if (!oh)
@@ -365,7 +365,7 @@ int main(int argc, char **argv)
 	int progress = !quiet && isatty(2);
 	double t0 = wall(), last = t0;
 	mp_rec rec;
-	int st = MP_FAB_OK, rc;
+	int st = MP_SIM_OK, rc;
 	uint64_t nread = 0;
 	for (;;) {
 		rc = mp_reader_next(r, &rec);
@@ -381,18 +381,18 @@ int main(int argc, char **argv)
 				break;
 			continue;
 		}
-		st = mp_fabric_offer(f, &rec.msg);
-		if (st != MP_FAB_OK)
+		st = mp_sim_offer(f, &rec.msg);
+		if (st != MP_SIM_OK)
 			break;
 		nread++;
 		if (progress && (nread & 1023) == 0) {
 			double now = wall();
 			if (now - last >= 0.5) {
-				struct mp_fabric_counts cn;
-				mp_fabric_counts(f, &cn);
+				struct mp_sim_counts cn;
+				mp_sim_counts(f, &cn);
 				fprintf(stderr, "\r%s: t=%llu msgs %llu done %llu "
 						"(%.0f msgs/s)   ", prog,
-					(unsigned long long)mp_fabric_now(f),
+					(unsigned long long)mp_sim_now(f),
 					(unsigned long long)cn.msgs_in,
 					(unsigned long long)cn.msgs_done,
 					(double)cn.msgs_in / (now - t0));
@@ -400,23 +400,23 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (st == MP_FAB_OK) {
-		mp_fabric_input_done(f);
-		st = mp_fabric_run(f, UINT64_MAX);
+	if (st == MP_SIM_OK) {
+		mp_sim_input_done(f);
+		st = mp_sim_run(f, UINT64_MAX);
 	}
 	if (progress)
 		fprintf(stderr, "\r%60s\r", "");
-	if (st == MP_FAB_ERROR) {
+	if (st == MP_SIM_ERROR) {
 		const char *we = mp_writer_error(out.w);
 		if (we[0])
 			die("%s", we);
 		mp_writer_abort(out.w);
 		die("%s: record %llu: %s", in,
-		    (unsigned long long)mp_reader_recno(r), mp_fabric_error(f));
+		    (unsigned long long)mp_reader_recno(r), mp_sim_error(f));
 	}
-	int final = mp_fabric_finish(f, st);
-	struct mp_fabric_counts cn;
-	mp_fabric_counts(f, &cn);
+	int final = mp_sim_finish(f, st);
+	struct mp_sim_counts cn;
+	mp_sim_counts(f, &cn);
 	if (verbose)
 		fprintf(stderr,
 			"%s: accounting at t=%llu: messages read %llu = delivered "
@@ -426,7 +426,7 @@ int main(int argc, char **argv)
 			"packet-hops; %llu events; source backlog %llu packets "
 			"halfway through the input, %llu at its end, %llu "
 			"offered in between\n",
-			prog, (unsigned long long)mp_fabric_now(f),
+			prog, (unsigned long long)mp_sim_now(f),
 			(unsigned long long)cn.msgs_in,
 			(unsigned long long)cn.msgs_done,
 			(unsigned long long)(cn.msgs_in - cn.msgs_done),
@@ -442,18 +442,18 @@ int main(int argc, char **argv)
 			(unsigned long long)cn.offered_between);
 	if (mp_writer_close(out.w, &err) < 0)
 		die("%s", err.msg);
-	if (final == MP_FAB_ERROR)
-		die("%s", mp_fabric_error(f));
+	if (final == MP_SIM_ERROR)
+		die("%s", mp_sim_error(f));
 	int status = 0;
-	if (st == MP_FAB_DEADLOCK) {
+	if (st == MP_SIM_DEADLOCK) {
 		char buf[4096];
-		fprintf(stderr, "%s: %s\n", prog, mp_fabric_error(f));
-		mp_fabric_report(f, 20, buf, sizeof buf);
+		fprintf(stderr, "%s: %s\n", prog, mp_sim_error(f));
+		mp_sim_report(f, 20, buf, sizeof buf);
 		fprintf(stderr, "%s", buf);
 		status = 1;
-	} else if (st == MP_FAB_SATURATED) {
+	} else if (st == MP_SIM_SATURATED) {
 		fprintf(stderr, "%s: %s (use -k to mark and go on)\n", prog,
-			mp_fabric_error(f));
+			mp_sim_error(f));
 		status = 1;
 	} else if (cn.msgs_in != cn.msgs_done || cn.pkts_in_flight ||
 		   cn.pkts_queued) {
@@ -462,15 +462,15 @@ int main(int argc, char **argv)
 				"delivered at the end of the run\n", prog,
 			(unsigned long long)cn.msgs_in,
 			(unsigned long long)cn.msgs_done);
-		mp_fabric_report(f, 20, buf, sizeof buf);
+		mp_sim_report(f, 20, buf, sizeof buf);
 		fprintf(stderr, "%s", buf);
 		status = 1;
-	} else if (final == MP_FAB_SATURATED && !keep_going) {
+	} else if (final == MP_SIM_SATURATED && !keep_going) {
 		fprintf(stderr, "%s: saturated: source queues grew without "
 				"bound over the run (use -k to accept)\n", prog);
 		status = 1;
 	}
 	mp_reader_close(r);
-	mp_fabric_free(f);
+	mp_sim_free(f);
 	return status;
 }

@@ -14,7 +14,7 @@
 
 #include "fuzz.h"
 #include "mp_config.h"
-#include "mp_fabric.h"
+#include "mp_sim.h"
 #include "mp_record.h"
 #include "mp_stream.h"
 #include "mp_workload.h"
@@ -216,7 +216,7 @@ static mp_reader *open_messages(const char *path)
 static void run_netrun(const struct words *ws, const char *path)
 {
 	struct mp_cfg cfg;
-	struct mp_fabric_opts fo;
+	struct mp_sim_opts fo;
 	mp_err err;
 	uint64_t seed = 1;
 
@@ -245,7 +245,7 @@ static void run_netrun(const struct words *ws, const char *path)
 	/* Keep runs on fuzzed configurations small. */
 	if (cfg.size > 12 || cfg.rows > 12 || cfg.cols > 12)
 		return;
-	mp_fabric_defaults(&cfg, &fo);
+	mp_sim_defaults(&cfg, &fo);
 	fo.seed = seed;
 	fo.self_check = 1; /* a broken invariant is a finding too */
 
@@ -260,21 +260,21 @@ static void run_netrun(const struct words *ws, const char *path)
 	}
 	struct sink sink;
 	memset(&sink, 0, sizeof sink);
-	mp_fabric *f = mp_fabric_new(&cfg, &pol, &fo, sink_emit, &sink, &err);
+	mp_sim *f = mp_sim_new(NULL, &cfg, &pol, &fo, sink_emit, &sink, &err);
 	if (!f) {
 		mp_reader_close(r);
 		return;
 	}
 	uint64_t hn;
-	if (mp_hdr_get_u64(ih, "nodes", &hn) == 0 && hn != mp_fabric_nodes(f)) {
-		mp_fabric_free(f);
+	if (mp_hdr_get_u64(ih, "nodes", &hn) == 0 && hn != mp_sim_nodes(f)) {
+		mp_sim_free(f);
 		mp_reader_close(r);
 		return;
 	}
 	mp_hdr *oh = mp_hdr_dup(ih);
-	if (!oh || mp_hdr_setf(oh, "nodes", "%u", mp_fabric_nodes(f)) < 0) {
+	if (!oh || mp_hdr_setf(oh, "nodes", "%u", mp_sim_nodes(f)) < 0) {
 		mp_hdr_free(oh);
-		mp_fabric_free(f);
+		mp_sim_free(f);
 		mp_reader_close(r);
 		return;
 	}
@@ -283,13 +283,13 @@ static void run_netrun(const struct words *ws, const char *path)
 	mp_hdr_free(oh);
 	if (!sink.w) {
 		fuzz_fail("netrun header refused: %s", err.msg);
-		mp_fabric_free(f);
+		mp_sim_free(f);
 		mp_reader_close(r);
 		return;
 	}
 
 	mp_rec rec;
-	int st = MP_FAB_OK, rc = 0;
+	int st = MP_SIM_OK, rc = 0;
 	uint64_t msgs = 0, pkts = 0, passed = 0;
 	while (msgs < NETRUN_MAX_MSGS && (rc = mp_reader_next(r, &rec)) == 1) {
 		if (rec.tag != MP_REC_MSG && rec.tag != MP_REC_INJ) {
@@ -304,28 +304,28 @@ static void run_netrun(const struct words *ws, const char *path)
 		if (pkts + rec.msg.packets > NETRUN_MAX_PKTS ||
 		    rec.msg.time > NETRUN_MAX_TIME)
 			break;
-		st = mp_fabric_offer(f, &rec.msg);
-		if (st != MP_FAB_OK)
+		st = mp_sim_offer(f, &rec.msg);
+		if (st != MP_SIM_OK)
 			break;
 		msgs++;
 		pkts += rec.msg.packets;
 	}
 	if (rc < 0)
 		fuzz_check_msg("mp_reader_next", mp_reader_error(r), path);
-	if (st == MP_FAB_OK) {
-		mp_fabric_input_done(f);
-		st = mp_fabric_run(f, UINT64_MAX);
+	if (st == MP_SIM_OK) {
+		mp_sim_input_done(f);
+		st = mp_sim_run(f, UINT64_MAX);
 	}
-	if (st == MP_FAB_ERROR) {
-		if (!mp_fabric_error(f)[0])
+	if (st == MP_SIM_ERROR) {
+		if (!mp_sim_error(f)[0])
 			fuzz_fail("fabric failed without a message");
-		if (strncmp(mp_fabric_error(f), "self-check", 10) == 0)
-			fuzz_fail("%s", mp_fabric_error(f));
+		if (strncmp(mp_sim_error(f), "self-check", 10) == 0)
+			fuzz_fail("%s", mp_sim_error(f));
 		mp_writer_close(sink.w, NULL);
 	} else {
-		int final = mp_fabric_finish(f, st);
-		struct mp_fabric_counts c;
-		mp_fabric_counts(f, &c);
+		int final = mp_sim_finish(f, st);
+		struct mp_sim_counts c;
+		mp_sim_counts(f, &c);
 		if (c.pkts_injected != c.pkts_delivered + c.pkts_in_flight)
 			fuzz_fail("packets accepted %" PRIu64 " != delivered %"
 				  PRIu64 " + in flight %" PRIu64, c.pkts_injected,
@@ -333,7 +333,7 @@ static void run_netrun(const struct words *ws, const char *path)
 		if (c.msgs_in != msgs || c.msgs_done > c.msgs_in)
 			fuzz_fail("messages: %" PRIu64 " added, %" PRIu64 " in, %"
 				  PRIu64 " done", msgs, c.msgs_in, c.msgs_done);
-		if (st == MP_FAB_OK && final != MP_FAB_ERROR &&
+		if (st == MP_SIM_OK && final != MP_SIM_ERROR &&
 		    (c.msgs_done != c.msgs_in || c.pkts_in_flight ||
 		     c.pkts_queued || c.pkts_delivered != pkts))
 			fuzz_fail("a complete run lost something: %" PRIu64 "/%"
@@ -355,7 +355,7 @@ static void run_netrun(const struct words *ws, const char *path)
 		else
 			read_back("netrun", total);
 	}
-	mp_fabric_free(f);
+	mp_sim_free(f);
 	mp_reader_close(r);
 }
 

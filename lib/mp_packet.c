@@ -1,11 +1,18 @@
 /*
- * The packet-level fabric model: nodes with a central buffer pool,
- * channels (a half-duplex link is one channel shared by its two ends; a
- * full-duplex link is a channel each way), PE ports, packets and
- * messages in pools, and the event handlers that move packets. See
- * mp_fabric.h for the interface and man/netrun.1 for the rules.
+ * The packet model (netrun --model packet): a discrete-event,
+ * packet-level model of virtual cut-through routers with a central
+ * buffer pool per node, half- or full-duplex links (a half-duplex link
+ * is one channel shared by its two ends; a full-duplex link is a channel
+ * each way), a PE port shared by (or separate for) injection and
+ * ejection, NACK refusal with the packet kept at the sender,
+ * backpressure, balanced injection, and the event handlers that move
+ * packets. The driver (mp_sim.h) holds the messages and the job lists
+ * and writes every record; this file reports to it the packets it
+ * accepts, moves and delivers. The interface is mp_model.h; the exact
+ * rules are in man/netrun.1.
  */
-#include "mp_fabric.h"
+#include "mp_model.h"
+#include "mp_sim.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,9 +38,7 @@ enum {
 	EV_INJ_END,     /* a: node; injected packet has left the PE */
 	EV_INJ_REFUSED, /* a: node; refused injection attempt over */
 	EV_EJ_END,      /* a: packet; completely ejected */
-	EV_INJ_TIMEOUT, /* a: node; balanced-injection starvation time-out */
-	EV_TIMER_UTIL,  /* utilization snapshot */
-	EV_TIMER_CHECK  /* saturation and deadlock checks */
+	EV_INJ_TIMEOUT  /* a: node; balanced-injection starvation time-out */
 };
 
 enum { P_ROUTING, P_WAITING, P_ATTEMPT, P_MOVING };
@@ -83,22 +88,8 @@ struct link {
 };
 _Static_assert(sizeof(struct link) == 16, "struct link is not 16 bytes");
 
-struct msg {
-	uint64_t id, t_arrive, t_first;
-	uint32_t src, dst, packets, bytes;
-	uint32_t sent, delivered, hops;
-	uint32_t next_free;
-	uint8_t cls, group, rt;
-};
-
-struct port {
-	uint8_t busy, refusing, last;
-	uint64_t busy_start;
-	uint64_t accum, refused, xfers, refusals;
-};
-
 struct chan {
-	struct port p;
+	struct mp_port p;
 	uint8_t looping;      /* refused attempts repeating, no event (below):
 			       * why the packet is refused (WHY_*) */
 	uint32_t lp_pkt;      /* the packet retrying */
@@ -129,19 +120,18 @@ struct node {
 	 * packet clears it (first_for). */
 	uint8_t cand_any;
 	uint64_t pe_lp_t0;
-	struct port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
+	struct mp_port pe[2]; /* [0] injection (shared: the PE port); [1] ejection */
 	mp_rng rng;
 	uint8_t spare[63]; /* to 256 bytes: finding a node is a shift */
 };
 _Static_assert(sizeof(struct node) == 256, "struct node is not 256 bytes");
 
-struct sample {
-	uint64_t t, backlog, arrived;
-};
+typedef struct fabric fabric;
 
-struct mp_fabric {
+struct fabric {
+	mp_sim *sim;
 	struct mp_cfg cfg;
-	struct mp_fabric_opts o;
+	struct mp_sim_opts o;
 	mp_topo *topo;
 	uint32_t n;
 	unsigned deg;
@@ -161,45 +151,45 @@ struct mp_fabric {
 	struct pkt *pkts;
 	struct link *lk; /* same numbers as pkts */
 	uint32_t npkts, pkt_free;
-	struct msg *msgs;
-	uint32_t nmsgs, msg_free;
-	mp_evq *q;
+	mp_evq *q;        /* the driver's */
 	int ring[8];
-	mp_ni *ni;
-	mp_emit_fn emit;
-	void *ctx;
+	mp_ni *ni;        /* the driver's job lists */
 	uint64_t now;
-	uint64_t pending; /* non-timer events pending */
-	uint64_t last_progress;
-	int status;       /* sticky: saturated (keep going) */
-	int trend_sat;
-	int input_done;
+	uint64_t pending; /* events of the model pending */
+	uint64_t refusals, events;
 	int failed;
 	int watch;        /* failed or o.self_check: one test per event */
 	int gated;        /* balanced injection is on */
 	int notify;       /* --retry notify */
-	int util_asleep, check_asleep; /* timers stopped while idle */
-	struct mp_fabric_counts c;
-	uint64_t arrived_pkts;
-	struct sample *samples;
-	size_t nsamples, sample_stride, sample_skip;
-	char err[512];
 };
 
 MP_PRINTF(2, 3)
-static int fail(mp_fabric *f, const char *fmt, ...)
+static int fail(fabric *f, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(f->err, sizeof f->err, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	f->failed = 1;
 	f->watch = 1;
-	return -1;
+	return mp_sim_fail(f->sim, "%s", msg);
+}
+
+/* The driver failed (output): stop at the end of the event. */
+static void failed(fabric *f)
+{
+	f->failed = 1;
+	f->watch = 1;
+}
+
+static inline const struct mp_sim_msg *msg(const fabric *f, uint32_t i)
+{
+	return mp_sim_msg(f->sim, i);
 }
 
 /* Offset of dst as seen from x (see mp_topo_offset), without division. */
-static inline uint32_t offset(const mp_fabric *f, uint32_t x, uint32_t dst)
+static inline uint32_t offset(const fabric *f, uint32_t x, uint32_t dst)
 {
 	if (f->rows == 1)
 		return dst >= x ? dst - x : dst + f->n - x;
@@ -212,18 +202,6 @@ static inline uint32_t offset(const mp_fabric *f, uint32_t x, uint32_t dst)
 	return (uint32_t)r * f->cols + (uint32_t)c;
 }
 
-void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
-{
-	uint64_t pe = (uint64_t)mp_cfg_pe_time(cfg);
-	memset(o, 0, sizeof *o);
-	o->seed = 1;
-	o->util_interval = 256 * pe;
-	o->check_interval = 16 * pe;
-	o->deadlock_time = 1000 * (uint64_t)(cfg->packet_time + cfg->header_time +
-					    cfg->inject_setup + cfg->eject_setup);
-	o->max_backlog = 2000;
-}
-
 /* ------------------------------------------------------------------ */
 /* Pools and lists                                                     */
 
@@ -231,7 +209,7 @@ void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
 enum { R_HDR, R_REF, R_PKT, R_SETUP, R_EJ, R_IREF, NRINGS };
 
 /* Schedule an event a fixed delay (ring) from now. */
-static inline void push(mp_fabric *f, int ring, uint16_t type, uint32_t a,
+static inline void push(fabric *f, int ring, uint16_t type, uint32_t a,
 			uint32_t b)
 {
 	f->pending++;
@@ -240,12 +218,11 @@ static inline void push(mp_fabric *f, int ring, uint16_t type, uint32_t a,
 }
 
 /* Schedule an event at time t (timers and other irregular events). */
-static void push_at(mp_fabric *f, uint64_t t, uint16_t type, uint32_t a,
+static void push_at(fabric *f, uint64_t t, uint16_t type, uint32_t a,
 		    uint32_t b)
 {
 	struct mp_ev ev = { t, a, b, type };
-	if (type < EV_TIMER_UTIL)
-		f->pending++;
+	f->pending++;
 	if (mp_evq_push(f->q, &ev) < 0)
 		fail(f, "out of memory (event queue)");
 }
@@ -277,7 +254,7 @@ static void *lines_grow(void *a, size_t old, size_t n, size_t size)
 }
 
 /* Grow the packet pool (the first time, with its slot HELD_END). */
-static int pkt_grow(mp_fabric *f)
+static int pkt_grow(fabric *f)
 {
 	uint32_t cap = f->npkts ? f->npkts * 2 : 1024;
 	struct pkt *p = lines_grow(f->pkts, f->npkts, cap, sizeof *p);
@@ -303,7 +280,7 @@ static int pkt_grow(mp_fabric *f)
 	return 0;
 }
 
-static uint32_t pkt_alloc(mp_fabric *f)
+static uint32_t pkt_alloc(fabric *f)
 {
 	if (f->pkt_free == NIL && pkt_grow(f) < 0)
 		return NIL;
@@ -312,32 +289,11 @@ static uint32_t pkt_alloc(mp_fabric *f)
 	return i;
 }
 
-static void pkt_release(mp_fabric *f, uint32_t i)
+static void pkt_release(fabric *f, uint32_t i)
 {
 	f->pkts[i].live = 0;
 	f->lk[i].next = f->pkt_free;
 	f->pkt_free = i;
-}
-
-static uint32_t msg_alloc(mp_fabric *f)
-{
-	if (f->msg_free == NIL) {
-		uint32_t cap = f->nmsgs ? f->nmsgs * 2 : 1024;
-		struct msg *m = realloc(f->msgs, (size_t)cap * sizeof *m);
-		if (!m) {
-			fail(f, "out of memory (messages)");
-			return NIL;
-		}
-		f->msgs = m;
-		for (uint32_t i = cap; i-- > f->nmsgs;) {
-			m[i].next_free = f->msg_free;
-			f->msg_free = i;
-		}
-		f->nmsgs = cap;
-	}
-	uint32_t i = f->msg_free;
-	f->msg_free = f->msgs[i].next_free;
-	return i;
 }
 
 /* The ports a waiting packet may take now: its best and no-farther
@@ -349,7 +305,7 @@ static inline uint8_t cands_of(const struct pkt *p)
 
 /* Packet i waits at x, or its refusals changed: its candidates, and
  * x's summary of them (first_for). */
-static inline void set_cands(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void set_cands(fabric *f, uint32_t x, uint32_t i)
 {
 	uint8_t c = cands_of(&f->pkts[i]);
 	f->lk[i].cand = c;
@@ -358,13 +314,13 @@ static inline void set_cands(mp_fabric *f, uint32_t x, uint32_t i)
 
 /* What backpressure compares: the destination under --bp destination,
  * else the message slot. */
-static inline uint32_t bp_key(const mp_fabric *f, uint32_t msg, uint32_t dst)
+static inline uint32_t bp_key(const fabric *f, uint32_t msg, uint32_t dst)
 {
 	return f->cfg.bp == MP_BP_DEST ? dst : msg;
 }
 
 /* Append packet i to node x's list of held (waiting) packets. */
-static inline void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void hold_raw(fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	struct link *l = &f->lk[i];
@@ -377,7 +333,7 @@ static inline void hold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 	n->held_tail = i;
 }
 
-static inline void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void unhold_raw(fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	const struct link *l = &f->lk[i];
@@ -391,17 +347,17 @@ static inline void unhold_raw(mp_fabric *f, uint32_t x, uint32_t i)
 		f->lk[l->next].prev = l->prev;
 }
 
-static void touch_left_(mp_fabric *f, uint32_t x, uint32_t i);
-static void touch_wait_(mp_fabric *f, uint32_t x, unsigned mask);
+static void touch_left_(fabric *f, uint32_t x, uint32_t i);
+static void touch_wait_(fabric *f, uint32_t x, unsigned mask);
 
 /* Cheap guards: most nodes take part in no retry loop. */
-static inline void touch_left(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void touch_left(fabric *f, uint32_t x, uint32_t i)
 {
 	if (f->nodes[x].in_loops | f->nodes[x].pe_loop)
 		touch_left_(f, x, i);
 }
 
-static inline void touch_wait(mp_fabric *f, uint32_t x, unsigned mask)
+static inline void touch_wait(fabric *f, uint32_t x, unsigned mask)
 {
 	/* Only loops on the ports in mask are touched (see touch_wait_). */
 	const struct node *n = &f->nodes[x];
@@ -411,22 +367,22 @@ static inline void touch_wait(mp_fabric *f, uint32_t x, unsigned mask)
 }
 
 /* Packet i starts waiting at x: it competes for its candidate ports. */
-static inline void hold(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void hold(fabric *f, uint32_t x, uint32_t i)
 {
 	hold_raw(f, x, i);
 	touch_wait(f, x, f->pkts[i].best | f->pkts[i].nf);
 }
 
 /* Packet i stops waiting at x: backpressure at x may relent. */
-static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q);
-static inline void unblock(mp_fabric *f, uint32_t y, const struct pkt *q)
+static void unblock_(fabric *f, uint32_t y, const struct pkt *q);
+static inline void unblock(fabric *f, uint32_t y, const struct pkt *q)
 {
 	const struct node *n = &f->nodes[y];
 	if (n->inj_wait | n->blk_dirs[0] | n->blk_dirs[1] | n->blk_dirs[2])
 		unblock_(f, y, q);
 }
 
-static inline void unhold(mp_fabric *f, uint32_t x, uint32_t i)
+static inline void unhold(fabric *f, uint32_t x, uint32_t i)
 {
 	unhold_raw(f, x, i);
 	touch_left(f, x, i);
@@ -436,39 +392,6 @@ static inline void unhold(mp_fabric *f, uint32_t x, uint32_t i)
 
 /* ------------------------------------------------------------------ */
 /* Ports                                                               */
-
-static void port_start(struct port *pt, uint64_t now, int refusing)
-{
-	pt->busy = 1;
-	pt->refusing = (uint8_t)refusing;
-	pt->busy_start = now;
-}
-
-static void port_end(struct port *pt, uint64_t now)
-{
-	uint64_t d = now - pt->busy_start;
-	pt->accum += d;
-	if (pt->refusing) {
-		pt->refused += d;
-		pt->refusals++;
-	} else {
-		pt->xfers++;
-	}
-	pt->busy = 0;
-}
-
-/* Busy and refused time up to now, in-progress use included. */
-static void port_sum(const struct port *pt, uint64_t now, uint64_t *busy,
-		     uint64_t *refused)
-{
-	*busy += pt->accum;
-	*refused += pt->refused;
-	if (pt->busy) {
-		*busy += now - pt->busy_start;
-		if (pt->refusing)
-			*refused += now - pt->busy_start;
-	}
-}
 
 static uint64_t refusal_cost(unsigned setup, unsigned header)
 {
@@ -495,7 +418,7 @@ static uint64_t refusal_cost(unsigned setup, unsigned header)
  * events that fall at the same instant. --eager-retries turns it off.
  */
 
-static void resolve_chan(mp_fabric *f, uint32_t c)
+static void resolve_chan(fabric *f, uint32_t c)
 {
 	struct chan *ch = &f->chans[c];
 	uint64_t cost = f->cost_ref;
@@ -513,7 +436,7 @@ static void resolve_chan(mp_fabric *f, uint32_t c)
 	/* Attempts 1..k came after the first, counted when it started;
 	 * attempts 0..k-1 are over. */
 	f->pkts[ch->lp_pkt].refusals += (uint32_t)k;
-	f->c.refusals += k;
+	f->refusals += k;
 	ch->p.accum += k * cost;
 	ch->p.refused += k * cost;
 	ch->p.refusals += k;
@@ -524,13 +447,13 @@ static void resolve_chan(mp_fabric *f, uint32_t c)
 	push_at(f, s + cost, EV_ATTEMPT_END, ch->lp_pkt, c);
 }
 
-static void resolve_pe(mp_fabric *f, uint32_t x)
+static void resolve_pe(fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
 	uint64_t cost = f->cost_iref, setup = f->cfg.inject_setup;
 	uint64_t k = (f->now - n->pe_lp_t0) / cost;
 	uint64_t s = n->pe_lp_t0 + k * cost;
-	struct port *pt = &n->pe[0];
+	struct mp_port *pt = &n->pe[0];
 
 	n->pe_loop = 0;
 	if (k > 0 && s == f->now) {
@@ -539,7 +462,7 @@ static void resolve_pe(mp_fabric *f, uint32_t x)
 		s -= cost;
 	} else if (k > 0 && s + setup >= f->now) {
 		/* Attempt k is in its set-up: its decision is still to come. */
-		f->c.refusals += k - 1;
+		f->refusals += k - 1;
 		pt->accum += k * cost;
 		pt->refused += k * cost;
 		pt->refusals += k;
@@ -550,7 +473,7 @@ static void resolve_pe(mp_fabric *f, uint32_t x)
 		return;
 	}
 	/* Attempt k was refused (decided); it ends at s + cost. */
-	f->c.refusals += k;
+	f->refusals += k;
 	pt->accum += k * cost;
 	pt->refused += k * cost;
 	pt->refusals += k;
@@ -569,7 +492,7 @@ static int relents(int why, uint32_t msg, uint32_t dst, const struct pkt *q)
 }
 
 /* Node x freed a buffer: loops refused by x for lack of room end. */
-static void touch_buf_(mp_fabric *f, uint32_t x)
+static void touch_buf_(fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
 	unsigned in = n->in_loops;
@@ -585,14 +508,14 @@ static void touch_buf_(mp_fabric *f, uint32_t x)
 		resolve_pe(f, x);
 }
 
-static inline void touch_buf(mp_fabric *f, uint32_t x)
+static inline void touch_buf(fabric *f, uint32_t x)
 {
 	if (f->nodes[x].in_loops | f->nodes[x].pe_loop)
 		touch_buf_(f, x);
 }
 
 /* Packet i stopped waiting at x: loops it blocked by backpressure end. */
-static void touch_left_(mp_fabric *f, uint32_t x, uint32_t i)
+static void touch_left_(fabric *f, uint32_t x, uint32_t i)
 {
 	struct node *n = &f->nodes[x];
 	const struct pkt *q = &f->pkts[i];
@@ -607,7 +530,7 @@ static void touch_left_(mp_fabric *f, uint32_t x, uint32_t i)
 			resolve_chan(f, c);
 	}
 	if (n->pe_loop && relents(n->pe_loop, n->att_msg,
-				  f->msgs[n->att_msg].dst, q))
+				  msg(f, n->att_msg)->dst, q))
 		resolve_pe(f, x);
 }
 
@@ -615,7 +538,7 @@ static void touch_left_(mp_fabric *f, uint32_t x, uint32_t i)
  * A packet starts waiting at x for the directions in mask (EJECT_BIT
  * for the PE port): it competes with the loops on those ports.
  */
-static void touch_wait_(mp_fabric *f, uint32_t x, unsigned mask)
+static void touch_wait_(fabric *f, uint32_t x, unsigned mask)
 {
 	struct node *n = &f->nodes[x];
 	unsigned out = n->out_loops & mask;
@@ -637,8 +560,8 @@ static void touch_wait_(mp_fabric *f, uint32_t x, unsigned mask)
 /* ------------------------------------------------------------------ */
 /* Retry on notification (--retry notify)                              */
 
-static void arb_chan(mp_fabric *f, uint32_t c);
-static void arb_pe(mp_fabric *f, uint32_t x);
+static void arb_chan(fabric *f, uint32_t c);
+static void arb_pe(fabric *f, uint32_t x);
 
 /*
  * Each node counts the packets at its neighbours that it refused and
@@ -655,20 +578,20 @@ static inline unsigned blk_kind(unsigned why)
 	return why == WHY_FULL ? BK_FULL : why == WHY_OK ? BK_ANY : BK_BP;
 }
 
-static inline uint32_t *blk_count(mp_fabric *f, uint32_t y, unsigned kind,
+static inline uint32_t *blk_count(fabric *f, uint32_t y, unsigned kind,
 				  unsigned d)
 {
 	return &f->blk_cnt[((size_t)y * 3 + kind) * MP_TOPO_MAXDEG + d];
 }
 
-static inline void blk_add(mp_fabric *f, uint32_t y, unsigned kind,
+static inline void blk_add(fabric *f, uint32_t y, unsigned kind,
 			   unsigned d)
 {
 	++*blk_count(f, y, kind, d);
 	f->nodes[y].blk_dirs[kind] |= (uint8_t)(1u << d);
 }
 
-static inline void blk_sub(mp_fabric *f, uint32_t y, unsigned kind,
+static inline void blk_sub(fabric *f, uint32_t y, unsigned kind,
 			   unsigned d)
 {
 	if (--*blk_count(f, y, kind, d) == 0)
@@ -676,7 +599,7 @@ static inline void blk_sub(mp_fabric *f, uint32_t y, unsigned kind,
 }
 
 /* Packet p at x is refused by its neighbour in direction d, for why. */
-static void block(mp_fabric *f, uint32_t x, struct pkt *p, unsigned d,
+static void block(fabric *f, uint32_t x, struct pkt *p, unsigned d,
 		  unsigned why)
 {
 	/* Refused for a second reason: any change may let it pass, so
@@ -698,7 +621,7 @@ static void block(mp_fabric *f, uint32_t x, struct pkt *p, unsigned d,
 }
 
 /* Packet i stops waiting at x with refused directions: forget them. */
-static void drop_blocks(mp_fabric *f, uint32_t x, struct pkt *p)
+static void drop_blocks(fabric *f, uint32_t x, struct pkt *p)
 {
 	unsigned m = p->blk, kind = blk_kind(p->blk_why);
 	while (m) {
@@ -730,14 +653,14 @@ static int may_pass(unsigned why, uint32_t msg, uint32_t dst, int moved,
  * packets y refused for that reason, and its own refused injection, may
  * try again.
  */
-static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
+static void unblock_(fabric *f, uint32_t y, const struct pkt *q)
 {
 	struct node *ny = &f->nodes[y];
 	/* q's fields, not q: the arbitration below may grow the pool. */
 	int moved = q != NULL;
 	uint32_t qmsg = q ? q->msg : 0, qdst = q ? q->dst : 0;
 	if (ny->inj_wait) {
-		const struct msg *m = &f->msgs[ny->att_msg];
+		const struct mp_sim_msg *m = msg(f, ny->att_msg);
 		if (may_pass(ny->inj_wait, ny->att_msg, m->dst, moved, qmsg,
 			     qdst)) {
 			ny->inj_wait = 0;
@@ -791,7 +714,7 @@ static void unblock_(mp_fabric *f, uint32_t y, const struct pkt *q)
  * have at most q hops to go after arriving (q 0 without the hop-count
  * rule): WHY_OK, or why not.
  */
-static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
+static inline int admit(const fabric *f, uint32_t y, uint32_t m,
 			uint32_t dst, unsigned q)
 {
 	const struct node *n = &f->nodes[y];
@@ -815,10 +738,10 @@ static inline int admit(const mp_fabric *f, uint32_t y, uint32_t m,
 /* ------------------------------------------------------------------ */
 /* Moving packets                                                      */
 
-static void arb_pe(mp_fabric *f, uint32_t x);
-static void inj_decide(mp_fabric *f, uint32_t x);
-static inline uint32_t first_for(mp_fabric *f, uint32_t x, unsigned bit);
-static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
+static void arb_pe(fabric *f, uint32_t x);
+static void inj_decide(fabric *f, uint32_t x);
+static inline uint32_t first_for(fabric *f, uint32_t x, unsigned bit);
+static inline uint32_t first_from(const fabric *f, uint32_t i,
 				  unsigned bit);
 
 /* A first_for() result not computed yet (never a packet number). */
@@ -831,7 +754,7 @@ static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
  * list (UNKNOWN: its head), and `oth` is the first packet waiting at
  * the channel's other end (HELD_END: none; UNKNOWN: not known).
  */
-static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
+static void start_xfer(fabric *f, uint32_t x, uint32_t i, unsigned d,
 		       uint32_t from, uint32_t oth)
 {
 	struct pkt *p = &f->pkts[i];
@@ -855,7 +778,7 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 	}
 	int why = admit(f, y, p->msg, p->dst, q);
 	if (why == WHY_OK) {
-		port_start(&ch->p, f->now, 0);
+		mp_port_start(&ch->p, f->now, 0);
 		if (p->blk)
 			drop_blocks(f, x, p);
 		if (!(p->best >> d & 1))
@@ -870,20 +793,19 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
 			f->nodes[y].dest++;
 		if (f->gated && f->nodes[y].pe_loop)
 			resolve_pe(f, y); /* the gate may have closed */
-		f->c.hops++;
-		f->last_progress = f->now;
+		mp_sim_moved(f->sim, f->now);
 		push(f, R_HDR, EV_ROUTE, i, 0);
 		push(f, R_PKT, EV_XFER_END, i, c);
 		/* Last: leaving x's waiting list may start other transfers. */
 		if (in_list)
 			unhold(f, x, i);
 	} else {
-		port_start(&ch->p, f->now, 1);
+		mp_port_start(&ch->p, f->now, 1);
 		if (!in_list)
 			hold_raw(f, x, i); /* attempting: not a contender */
 		p->state = P_ATTEMPT;
 		p->refusals++;
-		f->c.refusals++;
+		f->refusals++;
 		if (f->notify) {
 			/* Not offered to y again until what refused it at y
 			 * changes (a change during this attempt counts). */
@@ -920,7 +842,7 @@ static void start_xfer(mp_fabric *f, uint32_t x, uint32_t i, unsigned d,
  * directions first, then no-farther ones, a random one of the free when
  * there are several. Returns 1 when an offer was made.
  */
-static inline int try_free(mp_fabric *f, uint32_t x, uint32_t i)
+static inline int try_free(fabric *f, uint32_t x, uint32_t i)
 {
 	const struct pkt *p = &f->pkts[i];
 	const uint32_t *co = f->chan_of + (size_t)x * f->deg;
@@ -946,7 +868,7 @@ static inline int try_free(mp_fabric *f, uint32_t x, uint32_t i)
 
 /* First waiting packet from i on in its held list that may use bit, or
  * HELD_END. */
-static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
+static inline uint32_t first_from(const fabric *f, uint32_t i,
 				  unsigned bit)
 {
 	/* By pointer: the step is then a load, a shift and an add. */
@@ -958,7 +880,7 @@ static inline uint32_t first_from(const mp_fabric *f, uint32_t i,
 
 /* First waiting packet at x that may use direction d (or eject), or
  * HELD_END. */
-static inline uint32_t first_for(mp_fabric *f, uint32_t x, unsigned bit)
+static inline uint32_t first_for(fabric *f, uint32_t x, unsigned bit)
 {
 	struct node *n = &f->nodes[x];
 	if (!(n->cand_any & bit))
@@ -970,7 +892,7 @@ static inline uint32_t first_for(mp_fabric *f, uint32_t x, unsigned bit)
 }
 
 /* A channel is free: give it to a waiting packet at one of its ends. */
-static void arb_chan(mp_fabric *f, uint32_t c)
+static void arb_chan(fabric *f, uint32_t c)
 {
 	struct chan *ch = &f->chans[c];
 	if (ch->p.busy)
@@ -999,7 +921,7 @@ static void arb_chan(mp_fabric *f, uint32_t c)
 }
 
 /* Routing decision for packet i at its node. */
-static void route(mp_fabric *f, uint32_t i)
+static void route(fabric *f, uint32_t i)
 {
 	struct pkt *p = &f->pkts[i];
 	uint32_t x = p->node;
@@ -1041,7 +963,7 @@ static void route(mp_fabric *f, uint32_t i)
 /* PE ports                                                            */
 
 /* Whether balanced injection lets node x inject now. */
-static int gate_open(const mp_fabric *f, const struct node *n)
+static int gate_open(const fabric *f, const struct node *n)
 {
 	const struct mp_cfg *c = &f->cfg;
 	if (c->buffer_limit && n->used >= c->buffer_limit)
@@ -1053,7 +975,7 @@ static int gate_open(const mp_fabric *f, const struct node *n)
 	return 1;
 }
 
-static int can_inject(mp_fabric *f, uint32_t x)
+static int can_inject(fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
 	if (mp_ni_head(f->ni, x) == MP_NI_NONE || n->inj_wait)
@@ -1074,13 +996,13 @@ static int can_inject(mp_fabric *f, uint32_t x)
 	return 0;
 }
 
-static void start_inject(mp_fabric *f, uint32_t x)
+static void start_inject(fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
 	n->force = 0;
 	n->att_msg = mp_ni_head(f->ni, x);
 	n->att_start = f->now;
-	port_start(&n->pe[0], f->now, 0);
+	mp_port_start(&n->pe[0], f->now, 0);
 	n->pe[0].last = USE_INJ;
 	if (f->cfg.inject_setup)
 		push(f, R_SETUP, EV_INJ_DECIDE, x, 0);
@@ -1088,21 +1010,21 @@ static void start_inject(mp_fabric *f, uint32_t x)
 		inj_decide(f, x);
 }
 
-static void start_eject(mp_fabric *f, uint32_t x, uint32_t i, int which)
+static void start_eject(fabric *f, uint32_t x, uint32_t i, int which)
 {
 	struct node *n = &f->nodes[x];
 	struct pkt *p = &f->pkts[i];
 	p->state = P_MOVING;
 	f->lk[i].cand = 0;
 	p->pe = (uint8_t)which;
-	port_start(&n->pe[which], f->now, 0);
+	mp_port_start(&n->pe[which], f->now, 0);
 	n->pe[which].last = USE_EJ;
 	push(f, R_EJ, EV_EJ_END, i, 0);
 	unhold(f, x, i); /* last: it may start other transfers */
 }
 
 /* The PE port of x may be free: start an ejection or an injection. */
-static void arb_pe(mp_fabric *f, uint32_t x)
+static void arb_pe(fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
 	const struct mp_cfg *c = &f->cfg;
@@ -1144,11 +1066,11 @@ static void arb_pe(mp_fabric *f, uint32_t x)
 }
 
 /* Injection set-up over: node x accepts the packet or refuses it. */
-static void inj_decide(mp_fabric *f, uint32_t x)
+static void inj_decide(fabric *f, uint32_t x)
 {
 	struct node *n = &f->nodes[x];
 	uint32_t mi = n->att_msg;
-	struct msg *m = &f->msgs[mi];
+	const struct mp_sim_msg *m = msg(f, mi);
 	uint32_t off = offset(f, x, m->dst);
 	unsigned d = f->rt[off] & 0xff;
 	unsigned a0 = m->rt == MP_RT_DEROUTE && d > 0 ? d - 1 : 0;
@@ -1157,7 +1079,7 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 			f->cfg.deadlock == MP_DL_HOPCOUNT ? d + a0 : 0);
 	if (why != WHY_OK) {
 		n->pe[0].refusing = 1;
-		f->c.refusals++;
+		f->refusals++;
 		/* Retry without events while the PE port would go on
 		 * retrying: the gate is open and no ejection is waiting. */
 		if (f->notify)
@@ -1181,7 +1103,6 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 	p->dst = m->dst;
 	p->node = x;
 	p->off = off;
-	p->seq = m->sent;
 	p->t_inject = n->att_start;
 	p->a = (uint8_t)(a0 > 255 ? 255 : a0);
 	p->rt = m->rt;
@@ -1191,189 +1112,56 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 		.prev = NIL, .next = NIL,
 		.key = bp_key(f, mi, m->dst),
 	};
-	if (m->sent == 0)
-		m->t_first = n->att_start;
-	m->sent++;
-	mp_ni_accepted(f->ni, x, mi, m->packets - m->sent);
+	p->seq = mp_sim_accepted(f->sim, x, mi, n->att_start, f->now);
 	n->used++;
-	f->c.pkts_injected++;
-	f->c.pkts_queued--;
-	f->last_progress = f->now;
 	push(f, R_HDR, EV_ROUTE, i, 0);
 	push(f, R_PKT, EV_INJ_END, x, 0);
 }
 
-static int emit(mp_fabric *f, const mp_rec *r)
-{
-	if (f->emit(f->ctx, r) < 0)
-		return fail(f, "output failed");
-	return 0;
-}
-
-static void ej_end(mp_fabric *f, uint32_t i)
+static void ej_end(fabric *f, uint32_t i)
 {
 	struct pkt *p = &f->pkts[i];
 	uint32_t x = p->node;
 	struct node *n = &f->nodes[x];
-	struct msg *m = &f->msgs[p->msg];
-	mp_rec r;
 
-	port_end(&n->pe[p->pe], f->now);
+	mp_port_end(&n->pe[p->pe], f->now);
 	n->used--;
 	n->dest--;
 	touch_buf(f, x);
 	if (f->notify)
 		unblock(f, x, NULL);
-	f->c.pkts_delivered++;
-	f->last_progress = f->now;
-	m->delivered++;
-	m->hops += p->hops;
-	/* The writers read a record's own fields (or its bytes up to its
-	 * size): setting the member, padding-free, is enough, with no
-	 * clearing of the whole union first. */
-	if (!f->o.no_packets) {
-		r.pkt = (struct mp_pkt){
-			.tag = MP_REC_PKT,
-			.cls = m->cls,
-			.group = m->group,
-			.flags = p->deroutes ? 1 : 0,
-			.src = m->src,
-			.dst = m->dst,
-			.seq = p->seq,
-			.msg = m->id,
-			.t_inject = p->t_inject,
-			.t_eject = f->now,
-			.hops = p->hops,
-			.deroutes = p->deroutes,
-			.refusals = p->refusals,
-		};
-		emit(f, &r);
-	}
+	struct mp_sim_pkt d = {
+		.msg = p->msg,
+		.seq = p->seq,
+		.t_inject = p->t_inject,
+		.refusals = p->refusals,
+		.hops = p->hops,
+		.deroutes = p->deroutes,
+	};
 	pkt_release(f, i);
-	if (m->delivered == m->packets) {
-		r.dlv = (struct mp_dlv){
-			.tag = MP_REC_DLV,
-			.cls = m->cls,
-			.group = m->group,
-			.src = m->src,
-			.dst = m->dst,
-			.packets = m->packets,
-			.id = m->id,
-			.t_arrive = m->t_arrive,
-			.t_first = m->t_first,
-			.t_done = f->now,
-			.bytes = m->bytes,
-			.hops = m->hops,
-		};
-		emit(f, &r);
-		f->c.msgs_done++;
-		m->next_free = f->msg_free;
-		f->msg_free = p->msg;
-	}
+	if (mp_sim_delivered(f->sim, &d, f->now) < 0)
+		failed(f);
 	arb_pe(f, x);
-}
-
-/* ------------------------------------------------------------------ */
-/* Timers                                                              */
-
-static void util_snapshot(mp_fabric *f, int scope, uint64_t t)
-{
-	mp_rec r;
-	memset(&r, 0, sizeof r);
-	r.util.tag = MP_REC_UTIL;
-	r.util.scope = (uint8_t)scope;
-	r.util.node = UINT32_MAX;
-	r.util.t = t;
-	if (scope == MP_UTIL_PE || scope == MP_UTIL_PE_INPUT_END) {
-		int k = f->cfg.pe_separate ? 2 : 1;
-		for (uint32_t x = 0; x < f->n; x++)
-			for (int w = 0; w < k; w++) {
-				const struct port *pt = &f->nodes[x].pe[w];
-				port_sum(pt, t, &r.util.busy, &r.util.refused);
-				r.util.transfers += pt->xfers;
-				r.util.refusals += pt->refusals;
-			}
-		r.util.nports = f->n * (uint32_t)k;
-	} else {
-		for (uint32_t c = 0; c < f->nchans; c++) {
-			const struct port *pt = &f->chans[c].p;
-			port_sum(pt, t, &r.util.busy, &r.util.refused);
-			r.util.transfers += pt->xfers;
-			r.util.refusals += pt->refusals;
-		}
-		r.util.nports = f->nchans;
-	}
-	emit(f, &r);
-}
-
-static void take_sample(mp_fabric *f)
-{
-	/* Keep at most 1024 samples: when full, drop every other one and
-	 * sample half as often. */
-	if (f->sample_skip++ % f->sample_stride)
-		return;
-	if (f->nsamples == 1024) {
-		for (size_t i = 0; i < 512; i++)
-			f->samples[i] = f->samples[2 * i];
-		f->nsamples = 512;
-		f->sample_stride *= 2;
-	}
-	struct sample s = { f->now, f->c.pkts_queued, f->arrived_pkts };
-	f->samples[f->nsamples++] = s;
-}
-
-/* Returns a run status other than OK when the run must stop. */
-static int check(mp_fabric *f)
-{
-	if (!f->input_done)
-		take_sample(f);
-	if (f->c.pkts_queued > f->o.max_backlog * f->n) {
-		if (!f->o.keep_going) {
-			snprintf(f->err, sizeof f->err,
-				 "saturated at time %llu: %llu packets queued at "
-				 "sources (more than %llu per node)",
-				 (unsigned long long)f->now,
-				 (unsigned long long)f->c.pkts_queued,
-				 (unsigned long long)f->o.max_backlog);
-			return MP_FAB_SATURATED;
-		}
-		f->status = MP_FAB_SATURATED;
-	}
-	if (f->c.pkts_injected > f->c.pkts_delivered &&
-	    f->now - f->last_progress >= f->o.deadlock_time) {
-		snprintf(f->err, sizeof f->err,
-			 "deadlock at time %llu: no packet moved for %llu units "
-			 "with %llu packets in the fabric",
-			 (unsigned long long)f->now,
-			 (unsigned long long)(f->now - f->last_progress),
-			 (unsigned long long)(f->c.pkts_injected -
-					      f->c.pkts_delivered));
-		return MP_FAB_DEADLOCK;
-	}
-	return MP_FAB_OK;
 }
 
 /* ------------------------------------------------------------------ */
 /* Interface                                                           */
 
-mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
-			 const struct mp_ni_policy *pol,
-			 const struct mp_fabric_opts *opts, mp_emit_fn emitfn,
-			 void *ctx, mp_err *err)
+static void packet_free(void *m);
+
+static void *packet_create(mp_sim *sim, const struct mp_cfg *cfg, mp_err *err)
 {
 	char spec[64];
-	if (mp_cfg_check(cfg, err) < 0)
-		return NULL;
-	mp_fabric *f = calloc(1, sizeof *f);
+	const struct mp_sim_opts *opts = mp_sim_opts(sim);
+	fabric *f = calloc(1, sizeof *f);
 	if (!f) {
 		mp_err_set(err, "out of memory");
 		return NULL;
 	}
+	f->sim = sim;
 	f->cfg = *cfg;
 	f->o = *opts;
-	f->emit = emitfn;
-	f->ctx = ctx;
-	f->pkt_free = f->msg_free = NIL;
+	f->pkt_free = NIL;
 	f->gated = cfg->buffer_limit || cfg->buffer_limit_dest ||
 		   cfg->buffer_limit_trans;
 	f->notify = cfg->retry == MP_RETRY_NOTIFY;
@@ -1431,9 +1219,7 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	if (f->o.self_check)
 		f->chk = malloc((size_t)f->n * (3 + 3 * MP_TOPO_MAXDEG) *
 				sizeof *f->chk);
-	f->samples = malloc(1024 * sizeof *f->samples);
-	f->sample_stride = 1;
-	f->q = mp_evq_new();
+	f->q = mp_sim_evq(sim);
 	if (f->q) {
 		uint64_t hdr = cfg->header_time, setup = cfg->inject_setup;
 		uint64_t delays[NRINGS] = {
@@ -1452,9 +1238,8 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 			f->ring[k] = k == R_SETUP && !setup ? -1 :
 				     mp_evq_ring(f->q, delays[k]);
 	}
-	f->ni = mp_ni_new(f->n, pol);
-	if (!f->nb || !f->chan_of || !f->chans || !f->nodes || !f->q || !f->ni ||
-	    !f->samples || !f->blk_cnt || (f->o.self_check && !f->chk)) {
+	if (!f->nb || !f->chan_of || !f->chans || !f->nodes || !f->q ||
+	    f->ring[R_HDR] < 0 || !f->blk_cnt || (f->o.self_check && !f->chk)) {
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
@@ -1488,23 +1273,19 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 		n->pe[1].last = USE_INJ;
 		mp_rng_seed(&n->rng, f->o.seed, x);
 	}
-	pkt_grow(f); /* the lists' end is needed from the start */
-	if (f->o.util_interval)
-		push_at(f, f->o.util_interval, EV_TIMER_UTIL, 0, 0);
-	if (f->o.check_interval)
-		push_at(f, f->o.check_interval, EV_TIMER_CHECK, 0, 0);
-	if (f->failed) {
-		mp_err_set(err, "%s", f->err);
+	if (pkt_grow(f) < 0) { /* the lists' end is needed from the start */
+		mp_err_set(err, "out of memory");
 		goto fail;
 	}
 	return f;
 fail:
-	mp_fabric_free(f);
+	packet_free(f);
 	return NULL;
 }
 
-void mp_fabric_free(mp_fabric *f)
+static void packet_free(void *m)
 {
+	fabric *f = m;
 	if (!f)
 		return;
 	mp_topo_free(f->topo);
@@ -1519,114 +1300,36 @@ void mp_fabric_free(mp_fabric *f)
 	free(f->chk);
 	free(f->pkts);
 	free(f->lk);
-	free(f->msgs);
-	free(f->samples);
-	mp_evq_free(f->q);
-	mp_ni_free(f->ni);
 	free(f);
 }
 
-uint32_t mp_fabric_nodes(const mp_fabric *f)
+static uint32_t packet_nodes(const void *m)
 {
+	const fabric *f = m;
 	return f->n;
 }
 
-uint64_t mp_fabric_now(const mp_fabric *f)
+static uint64_t packet_now(const void *m)
 {
+	const fabric *f = m;
 	return f->now;
 }
 
-int mp_fabric_busy(const mp_fabric *f)
+static int packet_busy(const void *m)
 {
-	return f->pending > 0 || f->c.pkts_queued > 0 ||
-	       f->c.pkts_injected > f->c.pkts_delivered;
+	const fabric *f = m;
+	return f->pending > 0;
 }
 
-int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
+static void packet_job(void *m, uint32_t x, uint64_t t)
 {
-	if (in->time < f->now)
-		return fail(f, "message %llu arrives at %llu, before the current "
-			       "time %llu", (unsigned long long)in->id,
-			    (unsigned long long)in->time,
-			    (unsigned long long)f->now);
-	if (in->src >= f->n || in->dst >= f->n)
-		return fail(f, "message %llu: node out of range (%u nodes)",
-			    (unsigned long long)in->id, f->n);
-	uint32_t mi = msg_alloc(f);
-	if (mi == NIL)
-		return -1;
-	struct msg *m = &f->msgs[mi];
-	memset(m, 0, sizeof *m);
-	m->id = in->id;
-	m->t_arrive = in->time;
-	m->src = in->src;
-	m->dst = in->dst;
-	m->packets = in->packets;
-	m->bytes = in->bytes;
-	m->cls = in->cls;
-	m->group = in->group;
-	m->rt = in->route == MP_ROUTE_DET ? MP_RT_DET :
-		in->route == MP_ROUTE_ADAPTIVE ? MP_RT_BEST : (uint8_t)f->cfg.route;
-	f->now = in->time;
-	if (f->util_asleep) {
-		uint64_t iv = f->o.util_interval;
-		f->util_asleep = 0;
-		push_at(f, (f->now / iv + 1) * iv, EV_TIMER_UTIL, 0, 0);
-	}
-	if (f->check_asleep) {
-		uint64_t iv = f->o.check_interval;
-		f->check_asleep = 0;
-		push_at(f, (f->now / iv + 1) * iv, EV_TIMER_CHECK, 0, 0);
-	}
-	f->c.msgs_in++;
-	f->c.pkts_queued += in->packets;
-	f->arrived_pkts += in->packets;
-	if (mp_ni_add(f->ni, in->src, mi, in->packets,
-		      in->tag == MP_REC_INJ ? in->prio : 0) < 0)
-		return fail(f, "out of memory (job lists)");
-	if (f->nodes[in->src].pe_loop)
-		resolve_pe(f, in->src); /* the job list's head may change */
-	f->nodes[in->src].inj_wait = 0;
-	arb_pe(f, in->src);
-	return f->failed ? -1 : 0;
-}
-
-int mp_fabric_offer(mp_fabric *f, const struct mp_msg *m)
-{
-	int st = mp_fabric_run(f, m->time);
-	if (st != MP_FAB_OK)
-		return st;
-	return mp_fabric_add(f, m) < 0 ? MP_FAB_ERROR : MP_FAB_OK;
-}
-
-void mp_fabric_input_done(mp_fabric *f)
-{
-	f->input_done = 1;
-	/* Mark the end of the input in the output: what lstat measures as
-	 * accepted throughput ends here, before the drain. */
-	util_snapshot(f, MP_UTIL_PE_INPUT_END, f->now);
-	util_snapshot(f, MP_UTIL_INTERNAL_INPUT_END, f->now);
-	/* Trend check: compare the backlog at the end of the input with
-	 * the backlog halfway through; queues that grew by more than 5% of
-	 * the packets offered meanwhile (and by more than 2 packets per
-	 * node) are growing without bound. */
-	if (f->nsamples < 4)
-		return;
-	uint64_t t_mid = f->now / 2;
-	size_t k = 0;
-	while (k < f->nsamples && f->samples[k].t < t_mid)
-		k++;
-	if (k >= f->nsamples)
-		return;
-	const struct sample *s = &f->samples[k];
-	f->c.backlog_mid = s->backlog;
-	f->c.backlog_end = f->c.pkts_queued;
-	f->c.offered_between = f->arrived_pkts - s->arrived;
-	if (f->c.pkts_queued > s->backlog) {
-		uint64_t growth = f->c.pkts_queued - s->backlog;
-		if (growth * 20 > f->c.offered_between && growth > 2ull * f->n)
-			f->trend_sat = 1;
-	}
+	fabric *f = m;
+	f->ni = mp_sim_ni(f->sim);
+	f->now = t;
+	if (f->nodes[x].pe_loop)
+		resolve_pe(f, x); /* the job list's head may change */
+	f->nodes[x].inj_wait = 0;
+	arb_pe(f, x);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1639,7 +1342,7 @@ void mp_fabric_input_done(mp_fabric *f)
  * --retry notify. Returns 0, or -1 with the first difference (fail()).
  * O(nodes + packets + channels) each time.
  */
-MP_COLD static int self_check(mp_fabric *f)
+MP_COLD static int self_check(fabric *f)
 {
 	uint32_t *at = f->chk, *dst = f->chk + f->n, *held = f->chk + 2 * f->n;
 	uint32_t *blk = f->chk + 3 * f->n; /* 3 kinds x MAXDEG per node */
@@ -1678,12 +1381,11 @@ MP_COLD static int self_check(mp_fabric *f)
 			    f->opp[d]]++;
 		}
 	}
-	if (live != f->c.pkts_injected - f->c.pkts_delivered)
+	if (live != mp_sim_in_flight(f->sim))
 		return fail(f, "self-check at t=%llu: %llu packets live, %llu "
 			       "injected and not delivered", t,
 			    (unsigned long long)live,
-			    (unsigned long long)(f->c.pkts_injected -
-						 f->c.pkts_delivered));
+			    (unsigned long long)mp_sim_in_flight(f->sim));
 	/* A buffer stays taken at the sender until the tail has left. */
 	for (uint32_t c = 0; c < f->nchans; c++) {
 		const struct chan *ch = &f->chans[c];
@@ -1749,20 +1451,34 @@ MP_COLD static int self_check(mp_fabric *f)
 	return 0;
 }
 
-int mp_fabric_run(mp_fabric *f, uint64_t until)
+static int packet_self_check(void *m)
 {
+	return self_check(m);
+}
+
+static int packet_run_until(void *m, uint64_t until)
+{
+	fabric *f = m;
 	struct mp_ev ev;
 	if (f->failed)
-		return MP_FAB_ERROR;
+		return MP_SIM_ERROR;
+	f->ni = mp_sim_ni(f->sim);
 	for (;;) {
-		if (until == UINT64_MAX && !mp_fabric_busy(f))
-			return MP_FAB_OK;
+		if (until == UINT64_MAX && !f->pending && !mp_sim_work(f->sim))
+			return MP_SIM_OK;
 		if (!mp_evq_pop_before(f->q, until, &ev))
-			return MP_FAB_OK;
+			return MP_SIM_OK;
 		f->now = ev.t;
-		f->c.events++;
-		if (ev.type < EV_TIMER_UTIL)
+		f->events++;
+		if (ev.type >= MP_SIM_EV_FIRST) {
+			int st = mp_sim_event(f->sim, &ev);
+			if (st == MP_SIM_ERROR)
+				failed(f);
+			else if (st != MP_SIM_OK)
+				return st;
+		} else {
 			f->pending--;
+		}
 		switch (ev.type) {
 		case EV_ROUTE:
 			route(f, ev.a);
@@ -1770,7 +1486,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 		case EV_XFER_END: {
 			struct chan *ch = &f->chans[ev.b];
 			uint32_t x = ch->end_node[ch->cur];
-			port_end(&ch->p, f->now);
+			mp_port_end(&ch->p, f->now);
 			ch->p.last = ch->cur;
 			f->nodes[x].used--;
 			touch_buf(f, x);
@@ -1786,7 +1502,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			struct chan *ch = &f->chans[ev.b];
 			uint32_t x = ch->end_node[ch->cur];
 			struct pkt *p = &f->pkts[ev.a];
-			port_end(&ch->p, f->now);
+			mp_port_end(&ch->p, f->now);
 			ch->p.last = ch->cur;
 			/* The refused packet goes behind the others waiting
 			 * (not a change that could end other retry loops). */
@@ -1806,7 +1522,7 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			break;
 		case EV_INJ_END:
 		case EV_INJ_REFUSED:
-			port_end(&f->nodes[ev.a].pe[0], f->now);
+			mp_port_end(&f->nodes[ev.a].pe[0], f->now);
 			arb_pe(f, ev.a);
 			break;
 		case EV_EJ_END:
@@ -1827,99 +1543,69 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			}
 			break;
 		}
-		/* The timers sleep while the fabric is empty (nothing changes
-		 * then), so a long gap between messages costs nothing; the
-		 * next message wakes them on their grid (mp_fabric_add). */
-		case EV_TIMER_UTIL:
-			util_snapshot(f, MP_UTIL_PE, f->now);
-			util_snapshot(f, MP_UTIL_INTERNAL, f->now);
-			if (mp_fabric_busy(f))
-				push_at(f, f->now + f->o.util_interval,
-					EV_TIMER_UTIL, 0, 0);
-			else
-				f->util_asleep = 1;
-			break;
-		case EV_TIMER_CHECK: {
-			int st = check(f);
-			if (st != MP_FAB_OK)
-				return st;
-			if (mp_fabric_busy(f))
-				push_at(f, f->now + f->o.check_interval,
-					EV_TIMER_CHECK, 0, 0);
-			else
-				f->check_asleep = 1;
-			break;
-		}
 		}
 		if (f->watch) { /* failed, or checking */
 			if (!f->failed)
 				self_check(f);
 			if (f->failed)
-				return MP_FAB_ERROR;
+				return MP_SIM_ERROR;
 		}
 	}
 }
 
-int mp_fabric_finish(mp_fabric *f, int status)
+/* Sum a scope's ports: the PE ports (both of each node when they are
+ * separate) or the internal channels. */
+static void packet_util(const void *m, int scope, uint64_t t,
+			struct mp_util *u)
 {
-	mp_rec r;
-	if (f->failed)
-		return MP_FAB_ERROR;
-	if (status == MP_FAB_OK && (f->status == MP_FAB_SATURATED || f->trend_sat))
-		status = MP_FAB_SATURATED;
-	util_snapshot(f, MP_UTIL_PE, f->now);
-	util_snapshot(f, MP_UTIL_INTERNAL, f->now);
-	for (uint32_t c = 0; c < f->nchans; c++) {
-		memset(&r, 0, sizeof r);
-		r.util.tag = MP_REC_UTIL;
-		r.util.scope = MP_UTIL_PORT;
-		r.util.node = f->chans[c].end_node[0];
-		r.util.port = f->chans[c].end_dir[0];
-		r.util.nports = 1;
-		r.util.t = f->now;
-		port_sum(&f->chans[c].p, f->now, &r.util.busy, &r.util.refused);
-		r.util.transfers = f->chans[c].p.xfers;
-		r.util.refusals = f->chans[c].p.refusals;
-		emit(f, &r);
+	const fabric *f = m;
+	if (scope == MP_UTIL_PE) {
+		int k = f->cfg.pe_separate ? 2 : 1;
+		for (uint32_t x = 0; x < f->n; x++)
+			for (int w = 0; w < k; w++)
+				mp_port_sum(&f->nodes[x].pe[w], t, u);
+		u->nports = f->n * (uint32_t)k;
+	} else {
+		for (uint32_t c = 0; c < f->nchans; c++)
+			mp_port_sum(&f->chans[c].p, t, u);
+		u->nports = f->nchans;
 	}
-	for (uint32_t x = 0; x < f->n; x++)
-		for (int w = 0; w < (f->cfg.pe_separate ? 2 : 1); w++) {
-			const struct port *pt = &f->nodes[x].pe[w];
-			memset(&r, 0, sizeof r);
-			r.util.tag = MP_REC_UTIL;
-			r.util.scope = MP_UTIL_PORT;
-			r.util.node = x;
-			r.util.port = f->deg + (unsigned)w;
-			r.util.nports = 1;
-			r.util.t = f->now;
-			port_sum(pt, f->now, &r.util.busy, &r.util.refused);
-			r.util.transfers = pt->xfers;
-			r.util.refusals = pt->refusals;
-			emit(f, &r);
-		}
-	memset(&r, 0, sizeof r);
-	r.run.tag = MP_REC_RUN;
-	r.run.status = (uint8_t)status;
-	r.run.nodes = f->n;
-	r.run.t_end = f->now;
-	r.run.msgs_in = f->c.msgs_in;
-	r.run.msgs_done = f->c.msgs_done;
-	r.run.pkts_injected = f->c.pkts_injected;
-	r.run.pkts_delivered = f->c.pkts_delivered;
-	r.run.pkts_in_flight = f->c.pkts_injected - f->c.pkts_delivered;
-	r.run.pkts_queued = f->c.pkts_queued;
-	emit(f, &r);
-	return f->failed ? MP_FAB_ERROR : status;
 }
 
-void mp_fabric_counts(const mp_fabric *f, struct mp_fabric_counts *c)
+/* The channels (named by the end that created them), then the PE
+ * ports (ports deg and deg+1 of their node). */
+static int packet_port_util(const void *m, uint32_t k, uint64_t t,
+			    struct mp_util *u)
 {
-	*c = f->c;
-	c->pkts_in_flight = f->c.pkts_injected - f->c.pkts_delivered;
+	const fabric *f = m;
+	const struct mp_port *pt;
+	if (k < f->nchans) {
+		u->node = f->chans[k].end_node[0];
+		u->port = f->chans[k].end_dir[0];
+		pt = &f->chans[k].p;
+	} else {
+		uint32_t w = f->cfg.pe_separate ? 2 : 1;
+		k -= f->nchans;
+		if (k >= f->n * w)
+			return 0;
+		u->node = k / w;
+		u->port = f->deg + k % w;
+		pt = &f->nodes[k / w].pe[k % w];
+	}
+	mp_port_sum(pt, t, u);
+	return 1;
 }
 
-size_t mp_fabric_report(const mp_fabric *f, size_t max, char *buf, size_t cap)
+static void packet_counts(const void *m, uint64_t *refusals, uint64_t *events)
 {
+	const fabric *f = m;
+	*refusals = f->refusals;
+	*events = f->events;
+}
+
+static size_t packet_report(const void *mo, size_t max, char *buf, size_t cap)
+{
+	const fabric *f = mo;
 	static const char *const st[] = { "being routed", "waiting",
 					  "refused, retrying", "moving on" };
 	size_t len = 0, lines = 0;
@@ -1929,7 +1615,7 @@ size_t mp_fabric_report(const mp_fabric *f, size_t max, char *buf, size_t cap)
 		const struct pkt *p = &f->pkts[i];
 		if (!p->live)
 			continue;
-		const struct msg *m = &f->msgs[p->msg];
+		const struct mp_sim_msg *m = msg(f, p->msg);
 		const struct node *n = &f->nodes[p->node];
 		int k = snprintf(buf + len, len < cap ? cap - len : 0,
 				 "packet %u of message %llu (%u -> %u) at node %u "
@@ -1943,7 +1629,39 @@ size_t mp_fabric_report(const mp_fabric *f, size_t max, char *buf, size_t cap)
 	return len;
 }
 
-const char *mp_fabric_error(const mp_fabric *f)
+/* Alone in the network, a packet over h hops takes the injection
+ * set-up, h + 1 routing decisions (one per node it enters, its source
+ * included), the ejection set-up and one packet time (cut-through). */
+static uint64_t packet_zero_load(const struct mp_cfg *c, unsigned hops)
 {
-	return f->err;
+	return (uint64_t)c->inject_setup + (uint64_t)c->header_time * (hops + 1) +
+	       c->eject_setup + c->packet_time;
 }
+
+static const char *const packet_options[] = {
+	"topo", "size", "route", "buffers", "packet-time", "header-time",
+	"inject-setup", "eject-setup", "links", "pe-port", "pe-arb", "bp",
+	"buffer-limit", "buffer-limit-dest", "buffer-limit-trans",
+	"inject-timeout", "eject-priority", "deadlock", "retry", "payload",
+	NULL
+};
+
+const struct mp_model_ops mp_model_packet = {
+	.name = "packet",
+	.desc = "event-driven, packet-level virtual cut-through routers with "
+		"a central buffer pool per node",
+	.options = packet_options,
+	.create = packet_create,
+	.nodes = packet_nodes,
+	.now = packet_now,
+	.run_until = packet_run_until,
+	.job = packet_job,
+	.busy = packet_busy,
+	.self_check = packet_self_check,
+	.util = packet_util,
+	.port_util = packet_port_util,
+	.counts = packet_counts,
+	.report = packet_report,
+	.zero_load = packet_zero_load,
+	.free = packet_free,
+};
