@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mp_model.h"
+
 struct preset {
 	const char *name, *desc, *fabric, *workload;
 	const char *time_unit; /* what one unit of time is */
@@ -14,21 +16,21 @@ struct preset {
 static const struct preset presets[] = {
 	{ "po2", "PO2: wrapped hexagonal mesh E_n, 20 buffers, PE overheads "
 		 "(Cherkasova et al.)",
-	  "family=hex size=6 route=derouting buffers=20 packet-time=160 "
+	  "model=packet family=hex size=6 route=derouting buffers=20 packet-time=160 "
 	  "header-time=12 inject-setup=80 eject-setup=20 links=half "
 	  "pe-port=shared bp=message deadlock=none retry=immediate payload=128",
 	  "workload=bimodal long=10% short-min=1 short-max=5 long-len=25",
 	  "byte" },
 	{ "fedx", "Fed-X: 8x8 hexagonally connected torus, 10 buffers "
 		  "(HPL-96-17)",
-	  "family=hexrect size=8 route=adaptive buffers=10 packet-time=160 "
+	  "model=packet family=hexrect size=8 route=adaptive buffers=10 packet-time=160 "
 	  "header-time=12 inject-setup=0 eject-setup=0 links=half "
 	  "pe-port=shared bp=message deadlock=hop-count retry=immediate "
 	  "payload=128",
 	  "workload=wk-mixture", "byte" },
 	{ "torus", "8x8 torus, dimension order, 16-unit packets, separate "
 		   "injection and ejection channels",
-	  "family=torus size=8 route=deterministic buffers=16 packet-time=16 "
+	  "model=packet family=torus size=8 route=deterministic buffers=16 packet-time=16 "
 	  "header-time=1 inject-setup=0 eject-setup=0 links=full "
 	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
 	  "payload=16",
@@ -164,6 +166,21 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 	       mp_err *err)
 {
 	const uint64_t T = 1000000; /* largest time parameter */
+
+	if (strcmp(name, "model") == 0) {
+		if (strlen(val) >= sizeof c->model || !mp_model_find(val)) {
+			char list[256] = "";
+			const struct mp_model_ops *m;
+			for (size_t i = 0; (m = mp_model_at(i)); i++)
+				snprintf(list + strlen(list),
+					 sizeof list - strlen(list), "%s%s",
+					 i ? "|" : "", m->name);
+			return mp_err_set(err, "--model: '%s' is not one of %s",
+					  val, list);
+		}
+		snprintf(c->model, sizeof c->model, "%s", val);
+		return 0;
+	}
 
 	if (strcmp(name, "family") == 0) {
 		if (strcmp(val, "hex") && strcmp(val, "hexrect") &&
@@ -301,13 +318,13 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 	char topo[64];
 	mp_cfg_topo(c, topo, sizeof topo);
 	int n = snprintf(buf, cap,
-		"--preset %s\n--topo %s\n--route %s\n--buffers %u\n"
+		"--preset %s\n--model %s\n--topo %s\n--route %s\n--buffers %u\n"
 		"--packet-time %u\n--header-time %u\n--inject-setup %u\n"
 		"--eject-setup %u\n--links %s\n--pe-port %s\n--pe-arb %s\n"
 		"--bp %s\n--buffer-limit %u\n--buffer-limit-dest %u\n"
 		"--buffer-limit-trans %u\n--inject-timeout %llu\n"
 		"--eject-priority %s\n--deadlock %s\n--retry %s\n--payload %u\n",
-		c->preset[0] ? c->preset : "none", topo, mp_route_name(c->route),
+		c->preset[0] ? c->preset : "none", c->model, topo, mp_route_name(c->route),
 		c->buffers, c->packet_time, c->header_time, c->inject_setup,
 		c->eject_setup, c->full_duplex ? "full" : "half",
 		c->pe_separate ? "separate" : "shared", pe_names[c->pe_arb],

@@ -22,6 +22,7 @@ enum mp_retry { MP_RETRY_IMMEDIATE, MP_RETRY_NOTIFY };
 
 struct mp_cfg {
 	char preset[32];
+	char model[16];      /* switch model by name (mp_model.h) */
 	char family[16];     /* hex, hexrect, torus */
 	unsigned size;       /* E_n for hex; side for hexrect and torus */
 	unsigned rows, cols; /* explicit RxC (0: size x size) */

@@ -27,6 +27,8 @@ static void usage(FILE *fp)
 "file or standard input; write deliveries to standard output.\n"
 "\n"
 "  --preset NAME          po2 (default), fedx or torus; other options override\n"
+"  --model NAME           switch model (the preset's; see --list-models)\n"
+"  --list-models          print the models and exit\n"
 "  --topo SPEC            hex:N, hexrect:RxC or torus:RxC\n"
 "  --size N               E_N for hex, N x N otherwise\n"
 "  --route R              deterministic | best (adaptive) | derouting\n"
@@ -97,7 +99,7 @@ enum {
 	O_BP = 256, O_BUFFERS, O_EAGER_RETRIES, O_BUFFER_LIMIT, O_BUFFER_LIMIT_DEST,
 	O_BUFFER_LIMIT_TRANS, O_CHECK_INTERVAL, O_DEADLOCK, O_DEADLOCK_TIME,
 	O_EJECT_PRIORITY, O_EJECT_SETUP, O_HEADER_TIME, O_INJECT_SETUP,
-	O_INJECT_TIMEOUT, O_LINKS, O_MAX_BACKLOG, O_NO_PACKETS, O_PACKET_TIME,
+	O_INJECT_TIMEOUT, O_LINKS, O_LIST_MODELS, O_MAX_BACKLOG, O_MODEL, O_NO_PACKETS, O_PACKET_TIME,
 	O_PAYLOAD, O_PE_ARB, O_PE_PORT, O_PRESET, O_RAW, O_RETRY, O_ROUTE, O_SEED,
 	O_SELF_CHECK, O_SHOW_CONFIG, O_SIZE, O_TOPO, O_UTIL_INTERVAL
 };
@@ -120,7 +122,9 @@ static const struct option longopts[] = {
 	{ "inject-timeout", required_argument, NULL, O_INJECT_TIMEOUT },
 	{ "keep-going", no_argument, NULL, 'k' },
 	{ "links", required_argument, NULL, O_LINKS },
+	{ "list-models", no_argument, NULL, O_LIST_MODELS },
 	{ "max-backlog", required_argument, NULL, O_MAX_BACKLOG },
+	{ "model", required_argument, NULL, O_MODEL },
 	{ "no-packets", no_argument, NULL, O_NO_PACKETS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "packet-time", required_argument, NULL, O_PACKET_TIME },
@@ -178,6 +182,7 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 	mp_hdr_setf(h, "packet_time", "%u", cfg->packet_time);
 	mp_hdr_setf(h, "pe_time", "%g", mp_cfg_pe_time(cfg));
 	mp_hdr_set(h, "fabric.preset", cfg->preset[0] ? cfg->preset : "none");
+	mp_hdr_set(h, "fabric.model", cfg->model);
 	mp_hdr_set(h, "fabric.route", mp_route_name(cfg->route));
 	mp_hdr_setf(h, "fabric.buffers", "%u", cfg->buffers);
 	mp_hdr_setf(h, "fabric.header_time", "%u", cfg->header_time);
@@ -185,6 +190,9 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 	mp_hdr_setf(h, "fabric.eject_setup", "%u", cfg->eject_setup);
 	mp_hdr_set(h, "fabric.links", cfg->full_duplex ? "full" : "half");
 	mp_hdr_set(h, "fabric.pe_port", cfg->pe_separate ? "separate" : "shared");
+	mp_hdr_set(h, "fabric.pe_arb", cfg->pe_arb == MP_PE_INJECT_FIRST ? "inject" :
+				       cfg->pe_arb == MP_PE_EJECT_FIRST ? "eject" :
+				       "fair");
 	mp_hdr_set(h, "fabric.bp", mp_bp_name(cfg->bp));
 	mp_hdr_setf(h, "fabric.buffer_limit", "%u", cfg->buffer_limit);
 	mp_hdr_setf(h, "fabric.buffer_limit_dest", "%u", cfg->buffer_limit_dest);
@@ -192,6 +200,7 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 		    cfg->buffer_limit_trans);
 	mp_hdr_setf(h, "fabric.inject_timeout", "%llu",
 		    (unsigned long long)cfg->inject_timeout);
+	mp_hdr_set(h, "fabric.eject_priority", cfg->eject_priority ? "on" : "off");
 	mp_hdr_set(h, "fabric.deadlock",
 		   cfg->deadlock == MP_DL_HOPCOUNT ? "hop-count" : "none");
 	mp_hdr_set(h, "fabric.retry",
@@ -255,6 +264,14 @@ int main(int argc, char **argv)
 		case O_EAGER_RETRIES:
 			eager = 1;
 			break;
+		case O_LIST_MODELS: {
+			const struct mp_model_ops *m;
+			for (size_t i = 0; (m = mp_model_at(i)); i++)
+				printf("%-10s %s\n", m->name, m->desc);
+			if (fclose(stdout) != 0)
+				die("stdout: write failed: %s", strerror(errno));
+			return 0;
+		}
 		case O_MAX_BACKLOG:
 			if (mp_parse_u64(optarg, 1, 1ull << 40, &max_bl,
 					 "--max-backlog", &err) < 0)
@@ -343,7 +360,7 @@ int main(int argc, char **argv)
 		die("%s: %s", in, err.msg);
 
 	struct out out = { NULL };
-	mp_sim *f = mp_sim_new(NULL, &cfg, &pol, &fo, emit, &out, &err);
+	mp_sim *f = mp_sim_new(mp_model_find(cfg.model), &cfg, &pol, &fo, emit, &out, &err);
 	if (!f)
 		bad_usage("%s", err.msg);
 	uint64_t hn;
