@@ -1,0 +1,251 @@
+/*
+ * The contract every switch model registered in mp_model.c must keep,
+ * checked the same way for each, on each preset: conservation (every
+ * message and packet accepted is delivered exactly once, and the run
+ * record accounts for all of them), determinism (the same seed gives the
+ * same records), the model's zero-load latency formula at very low load,
+ * and a clean --self-check (the model's own recount after every event)
+ * on every run here.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_config.h"
+#include "mp_model.h"
+#include "mp_rng.h"
+#include "mp_sim.h"
+#include "t.h"
+
+#define NMSG 1500
+
+struct sink {
+	uint64_t hash;
+	uint64_t pkts, dlvs, utils, runs;
+	struct mp_run run;
+	uint32_t *pkt_seen;  /* by message id: packets delivered */
+	uint8_t *dlv_seen;   /* by message id */
+	uint32_t *len;       /* by message id: its packets */
+	uint64_t *arrive;    /* by message id */
+	const struct mp_model_ops *ops;
+	const struct mp_cfg *cfg;
+	uint64_t bad_latency, bad_seq, checked;
+	int zero_load;       /* check each packet against the formula */
+};
+
+static void mix(struct sink *s, uint64_t v)
+{
+	s->hash = (s->hash ^ v) * 0x100000001b3ull;
+}
+
+static int sink_emit(void *ctx, const mp_rec *r)
+{
+	struct sink *s = ctx;
+	mix(s, r->tag);
+	switch (r->tag) {
+	case MP_REC_PKT: {
+		const struct mp_pkt *p = &r->pkt;
+		s->pkts++;
+		mix(s, p->msg);
+		mix(s, p->seq);
+		mix(s, p->src);
+		mix(s, p->dst);
+		mix(s, p->t_inject);
+		mix(s, p->t_eject);
+		mix(s, p->hops);
+		mix(s, p->refusals);
+		if (p->msg >= NMSG || p->seq >= s->len[p->msg]) {
+			s->bad_seq++;
+			break;
+		}
+		s->pkt_seen[p->msg]++;
+		if (s->zero_load) {
+			s->checked++;
+			if (p->t_eject - p->t_inject !=
+			    s->ops->zero_load(s->cfg, p->hops) ||
+			    p->t_inject != s->arrive[p->msg])
+				s->bad_latency++;
+		}
+		break;
+	}
+	case MP_REC_DLV:
+		s->dlvs++;
+		mix(s, r->dlv.id);
+		mix(s, r->dlv.t_done);
+		mix(s, r->dlv.hops);
+		if (r->dlv.id >= NMSG || s->dlv_seen[r->dlv.id]++ ||
+		    s->pkt_seen[r->dlv.id] != s->len[r->dlv.id])
+			s->bad_seq++;
+		break;
+	case MP_REC_UTIL:
+		s->utils++;
+		mix(s, r->util.scope);
+		mix(s, r->util.t);
+		mix(s, r->util.busy);
+		mix(s, r->util.refused);
+		mix(s, r->util.transfers);
+		break;
+	case MP_REC_RUN:
+		s->runs++;
+		s->run = r->run;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Run NMSG messages of 1..maxlen packets between random nodes, arriving
+ * `gap` units apart on average (exponential gaps), through the model on
+ * cfg. Returns the final status (MP_SIM_ERROR with the message printed).
+ */
+static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
+	       uint64_t seed, double gap, unsigned maxlen, struct sink *s)
+{
+	struct mp_sim_opts o;
+	struct mp_ni_policy pol = { MP_NI_ALPHA, 0, 0 };
+	mp_err err;
+	mp_rng rng;
+
+	memset(s->pkt_seen, 0, NMSG * sizeof *s->pkt_seen);
+	memset(s->dlv_seen, 0, NMSG);
+	s->hash = 0xcbf29ce484222325ull;
+	s->pkts = s->dlvs = s->utils = s->runs = 0;
+	s->bad_latency = s->bad_seq = s->checked = 0;
+	s->ops = ops;
+	s->cfg = cfg;
+	mp_sim_defaults(cfg, &o);
+	o.seed = seed;
+	o.self_check = 1;
+	mp_sim *sim = mp_sim_new(ops, cfg, &pol, &o, sink_emit, s, &err);
+	if (!sim) {
+		printf("# %s: %s\n", ops->name, err.msg);
+		return MP_SIM_ERROR;
+	}
+	uint32_t n = mp_sim_nodes(sim);
+	mp_rng_seed(&rng, seed, 12345);
+	double t = 0;
+	int st = MP_SIM_OK;
+	for (uint64_t id = 0; id < NMSG && st == MP_SIM_OK; id++) {
+		struct mp_msg m;
+		memset(&m, 0, sizeof m);
+		t += mp_rng_exp(&rng, gap);
+		m.tag = MP_REC_MSG;
+		m.id = id;
+		m.time = (uint64_t)t;
+		m.src = (uint32_t)mp_rng_below(&rng, n);
+		do
+			m.dst = (uint32_t)mp_rng_below(&rng, n);
+		while (m.dst == m.src);
+		m.packets = 1 + (uint32_t)mp_rng_below(&rng, maxlen);
+		m.bytes = m.packets * cfg->payload;
+		s->len[id] = m.packets;
+		s->arrive[id] = m.time;
+		st = mp_sim_offer(sim, &m);
+	}
+	if (st == MP_SIM_OK) {
+		mp_sim_input_done(sim);
+		st = mp_sim_run(sim, UINT64_MAX);
+	}
+	if (st == MP_SIM_OK)
+		st = mp_sim_finish(sim, st);
+	if (st != MP_SIM_OK)
+		printf("# %s: status %d: %s\n", ops->name, st, mp_sim_error(sim));
+	mp_sim_free(sim);
+	return st;
+}
+
+int main(void)
+{
+	static const char *const presets[] = { "po2", "fedx", "torus" };
+	struct sink s = { 0 };
+	s.pkt_seen = calloc(NMSG, sizeof *s.pkt_seen);
+	s.dlv_seen = calloc(NMSG, 1);
+	s.len = calloc(NMSG, sizeof *s.len);
+	s.arrive = calloc(NMSG, sizeof *s.arrive);
+	if (!s.pkt_seen || !s.dlv_seen || !s.len || !s.arrive)
+		return 1;
+	T_OK(mp_model_at(0) && strcmp(mp_model_at(0)->name, "packet") == 0,
+	     "the packet model is registered first (the default)");
+	T_OK(mp_model_find("no-such-model") == NULL, "unknown names are refused");
+
+	const struct mp_model_ops *ops;
+	for (size_t i = 0; (ops = mp_model_at(i)); i++) {
+		T_OK(mp_model_find(ops->name) == ops, "%s: found by name",
+		     ops->name);
+		for (size_t k = 0; k < sizeof presets / sizeof presets[0]; k++) {
+			const char *pn = presets[k];
+			struct mp_cfg cfg;
+			mp_err err;
+			mp_cfg_init(&cfg);
+			int ok = mp_cfg_preset(&cfg, pn, &err) == 0 &&
+				 mp_cfg_set(&cfg, "model", ops->name, &err) == 0;
+			T_OK(ok, "%s/%s: configured", ops->name, pn);
+			if (!ok)
+				continue;
+			double pe = mp_cfg_pe_time(&cfg);
+
+			/* Conservation at a moderate load (about 0.4 of the PE
+			 * port with 3 packets per message on average). */
+			uint32_t n = 0;
+			{
+				struct mp_sim_opts o;
+				struct mp_ni_policy pol = { MP_NI_ALPHA, 0, 0 };
+				mp_sim_defaults(&cfg, &o);
+				mp_sim *sim = mp_sim_new(ops, &cfg, &pol, &o,
+							 sink_emit, &s, &err);
+				if (sim)
+					n = mp_sim_nodes(sim);
+				mp_sim_free(sim);
+			}
+			T_OK(n > 1, "%s/%s: %u nodes", ops->name, pn, n);
+			if (n <= 1)
+				continue;
+			double gap = 3 * pe / 0.4 / n;
+			int st = run(ops, &cfg, 7, gap, 5, &s);
+			uint64_t want = 0;
+			for (size_t m = 0; m < NMSG; m++)
+				want += s.len[m];
+			T_OK(st == MP_SIM_OK, "%s/%s: loaded run ends OK, self-check "
+			     "clean", ops->name, pn);
+			T_OK(s.dlvs == NMSG && s.pkts == want && s.bad_seq == 0,
+			     "%s/%s: conservation: %llu of %d messages, %llu of "
+			     "%llu packets, each once", ops->name, pn,
+			     (unsigned long long)s.dlvs, NMSG,
+			     (unsigned long long)s.pkts, (unsigned long long)want);
+			T_OK(s.runs == 1 && s.run.msgs_in == NMSG &&
+			     s.run.msgs_done == NMSG && s.run.pkts_injected == want &&
+			     s.run.pkts_delivered == want &&
+			     s.run.pkts_in_flight == 0 && s.run.pkts_queued == 0,
+			     "%s/%s: the run record accounts for every packet",
+			     ops->name, pn);
+			uint64_t h1 = s.hash;
+
+			/* Determinism: the same seed, the same records; the
+			 * hash covers times, so a different input differs. */
+			run(ops, &cfg, 7, gap, 5, &s);
+			T_OK(s.hash == h1, "%s/%s: same seed, same records",
+			     ops->name, pn);
+			run(ops, &cfg, 8, gap, 5, &s);
+			T_OK(s.hash != h1, "%s/%s: another seed, other records",
+			     ops->name, pn);
+
+			/* Zero load: single packets far apart take exactly the
+			 * model's formula, from their arrival. */
+			s.zero_load = 1;
+			st = run(ops, &cfg, 9, 50 * (double)ops->zero_load(&cfg, 64),
+				 1, &s);
+			s.zero_load = 0;
+			T_OK(st == MP_SIM_OK && s.checked == NMSG &&
+			     s.bad_latency == 0,
+			     "%s/%s: zero-load latency formula on %llu packets "
+			     "(%llu differ)", ops->name, pn,
+			     (unsigned long long)s.checked,
+			     (unsigned long long)s.bad_latency);
+		}
+	}
+	free(s.pkt_seen);
+	free(s.dlv_seen);
+	free(s.len);
+	free(s.arrive);
+	return t_done();
+}
