@@ -130,6 +130,7 @@ typedef struct fabric fabric;
 
 struct fabric {
 	mp_sim *sim;
+	struct mp_sim_shared *sh; /* the driver's messages and progress */
 	struct mp_cfg cfg;
 	struct mp_sim_opts o;
 	mp_topo *topo;
@@ -185,7 +186,7 @@ static void failed(fabric *f)
 
 static inline const struct mp_sim_msg *msg(const fabric *f, uint32_t i)
 {
-	return mp_sim_msg(f->sim, i);
+	return mp_sim_msg(f->sh, i);
 }
 
 /* Offset of dst as seen from x (see mp_topo_offset), without division. */
@@ -793,7 +794,7 @@ static void start_xfer(fabric *f, uint32_t x, uint32_t i, unsigned d,
 			f->nodes[y].dest++;
 		if (f->gated && f->nodes[y].pe_loop)
 			resolve_pe(f, y); /* the gate may have closed */
-		mp_sim_moved(f->sim, f->now);
+		mp_sim_moved(f->sh, f->now);
 		push(f, R_HDR, EV_ROUTE, i, 0);
 		push(f, R_PKT, EV_XFER_END, i, c);
 		/* Last: leaving x's waiting list may start other transfers. */
@@ -1159,6 +1160,7 @@ static void *packet_create(mp_sim *sim, const struct mp_cfg *cfg, mp_err *err)
 		return NULL;
 	}
 	f->sim = sim;
+	f->sh = mp_sim_shared(sim);
 	f->cfg = *cfg;
 	f->o = *opts;
 	f->pkt_free = NIL;

@@ -26,11 +26,10 @@ struct mp_sim {
 	uint32_t n;
 	mp_evq *q;
 	mp_ni *ni;
-	struct mp_sim_msg *msgs;
+	struct mp_sim_shared sh; /* sh.msgs: the message slots */
 	uint32_t nmsgs, msg_free;
 	mp_emit_fn emit;
 	void *ctx;
-	uint64_t last_progress;
 	int status;       /* sticky: saturated (keep going) */
 	int trend_sat;
 	int input_done;
@@ -88,12 +87,12 @@ static uint32_t msg_alloc(mp_sim *s)
 {
 	if (s->msg_free == NIL) {
 		uint32_t cap = s->nmsgs ? s->nmsgs * 2 : 1024;
-		struct mp_sim_msg *m = realloc(s->msgs, (size_t)cap * sizeof *m);
+		struct mp_sim_msg *m = realloc(s->sh.msgs, (size_t)cap * sizeof *m);
 		if (!m) {
 			mp_sim_fail(s, "out of memory (messages)");
 			return NIL;
 		}
-		s->msgs = m;
+		s->sh.msgs = m;
 		for (uint32_t i = cap; i-- > s->nmsgs;) {
 			m[i].next_free = s->msg_free;
 			s->msg_free = i;
@@ -101,7 +100,7 @@ static uint32_t msg_alloc(mp_sim *s)
 		s->nmsgs = cap;
 	}
 	uint32_t i = s->msg_free;
-	s->msg_free = s->msgs[i].next_free;
+	s->msg_free = s->sh.msgs[i].next_free;
 	return i;
 }
 
@@ -162,7 +161,7 @@ void mp_sim_free(mp_sim *s)
 		s->ops->free(s->m);
 	mp_evq_free(s->q);
 	mp_ni_free(s->ni);
-	free(s->msgs);
+	free(s->sh.msgs);
 	free(s->samples);
 	free(s);
 }
@@ -182,9 +181,9 @@ uint64_t mp_sim_now(const mp_sim *s)
 	return now_of(s);
 }
 
-const struct mp_sim_msg *mp_sim_msg(const mp_sim *s, uint32_t i)
+struct mp_sim_shared *mp_sim_shared(mp_sim *s)
 {
-	return &s->msgs[i];
+	return &s->sh;
 }
 
 mp_ni *mp_sim_ni(mp_sim *s)
@@ -223,7 +222,7 @@ int mp_sim_busy(const mp_sim *s)
 uint32_t mp_sim_accepted(mp_sim *s, uint32_t node, uint32_t msg,
 			 uint64_t t_inject, uint64_t now)
 {
-	struct mp_sim_msg *m = &s->msgs[msg];
+	struct mp_sim_msg *m = &s->sh.msgs[msg];
 	uint32_t seq = m->sent;
 	if (m->sent == 0)
 		m->t_first = t_inject;
@@ -231,24 +230,18 @@ uint32_t mp_sim_accepted(mp_sim *s, uint32_t node, uint32_t msg,
 	mp_ni_accepted(s->ni, node, msg, m->packets - m->sent);
 	s->c.pkts_injected++;
 	s->c.pkts_queued--;
-	s->last_progress = now;
+	s->sh.last_progress = now;
 	return seq;
-}
-
-void mp_sim_moved(mp_sim *s, uint64_t now)
-{
-	s->c.hops++;
-	s->last_progress = now;
 }
 
 int mp_sim_delivered(mp_sim *s, const struct mp_sim_pkt *p, uint64_t now)
 {
-	struct mp_sim_msg *m = &s->msgs[p->msg];
+	struct mp_sim_msg *m = &s->sh.msgs[p->msg];
 	mp_rec r;
 	int rc = 0;
 
 	s->c.pkts_delivered++;
-	s->last_progress = now;
+	s->sh.last_progress = now;
 	m->delivered++;
 	m->hops += p->hops;
 	/* The writers read a record's own fields (or its bytes up to its
@@ -345,12 +338,12 @@ static int check(mp_sim *s, uint64_t now)
 		s->status = MP_SIM_SATURATED;
 	}
 	if (s->c.pkts_injected > s->c.pkts_delivered &&
-	    now - s->last_progress >= s->o.deadlock_time) {
+	    now - s->sh.last_progress >= s->o.deadlock_time) {
 		snprintf(s->err, sizeof s->err,
 			 "deadlock at time %llu: no packet moved for %llu units "
 			 "with %llu packets in the network",
 			 (unsigned long long)now,
-			 (unsigned long long)(now - s->last_progress),
+			 (unsigned long long)(now - s->sh.last_progress),
 			 (unsigned long long)(s->c.pkts_injected -
 					      s->c.pkts_delivered));
 		return MP_SIM_DEADLOCK;
@@ -417,7 +410,7 @@ int mp_sim_add(mp_sim *s, const struct mp_msg *in)
 	uint32_t mi = msg_alloc(s);
 	if (mi == NIL)
 		return -1;
-	struct mp_sim_msg *m = &s->msgs[mi];
+	struct mp_sim_msg *m = &s->sh.msgs[mi];
 	memset(m, 0, sizeof *m);
 	m->id = in->id;
 	m->t_arrive = in->time;
@@ -527,6 +520,7 @@ int mp_sim_finish(mp_sim *s, int status)
 void mp_sim_counts(const mp_sim *s, struct mp_sim_counts *c)
 {
 	*c = s->c;
+	c->hops = s->sh.hops;
 	c->pkts_in_flight = s->c.pkts_injected - s->c.pkts_delivered;
 	s->ops->counts(s->m, &c->refusals, &c->events);
 }

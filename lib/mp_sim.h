@@ -145,8 +145,25 @@ struct mp_sim_msg {
 	uint8_t cls, group, rt; /* rt: MP_RT_* the message asks for */
 };
 
-/* Message slot i (valid while it has packets in the network or queued). */
-const struct mp_sim_msg *mp_sim_msg(const mp_sim *s, uint32_t i);
+/*
+ * What a model reads or counts on its hot paths without a call: the
+ * message slots (valid while a message has packets in the network or
+ * queued; the array moves when it grows, so read it through this
+ * struct each time), and the hop count and time of the last progress
+ * the deadlock check reads.
+ */
+struct mp_sim_shared {
+	struct mp_sim_msg *msgs;
+	uint64_t hops, last_progress;
+};
+struct mp_sim_shared *mp_sim_shared(mp_sim *s);
+
+/* Message slot i. */
+static inline const struct mp_sim_msg *mp_sim_msg(const struct mp_sim_shared *sh,
+						  uint32_t i)
+{
+	return &sh->msgs[i];
+}
 
 /* The job lists: mp_ni_head() gives the message a source sends next. */
 mp_ni *mp_sim_ni(mp_sim *s);
@@ -174,7 +191,11 @@ uint32_t mp_sim_accepted(mp_sim *s, uint32_t node, uint32_t msg,
 			 uint64_t t_inject, uint64_t now);
 
 /* A packet's head moved over a link at time now. */
-void mp_sim_moved(mp_sim *s, uint64_t now);
+static inline void mp_sim_moved(struct mp_sim_shared *sh, uint64_t now)
+{
+	sh->hops++;
+	sh->last_progress = now;
+}
 
 /* A delivered packet, as the model reports it. */
 struct mp_sim_pkt {
