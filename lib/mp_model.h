@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "mp_config.h"
+#include "mp_net.h"
 #include "mp_record.h"
 #include "mp_util.h"
 
@@ -37,9 +38,12 @@ struct mp_model_ops {
 	 * reads, NULL-terminated; the rest of the fabric options do not
 	 * apply to it. */
 	const char *const *options;
-	/* Build the model for cfg in the driver sim. Returns the model, or
-	 * NULL with a message in err (bad configuration, out of memory). */
-	void *(*create)(mp_sim *sim, const struct mp_cfg *cfg, mp_err *err);
+	/* Build the model on the network net (the driver's, read-only,
+	 * alive until the model is freed) for cfg in the driver sim.
+	 * Returns the model, or NULL with a message in err (a network or
+	 * configuration it cannot model, out of memory). */
+	void *(*create)(mp_sim *sim, const mp_net *net, const struct mp_cfg *cfg,
+			mp_err *err);
 	/* Terminal count of the network the model was built on. */
 	uint32_t (*nodes)(const void *m);
 	/* The model's time: of the last event it processed, or of the last

@@ -133,7 +133,7 @@ struct fabric {
 	struct mp_sim_shared *sh; /* the driver's messages and progress */
 	struct mp_cfg cfg;
 	struct mp_sim_opts o;
-	mp_topo *topo;
+	const mp_topo *topo; /* the network's */
 	uint32_t n;
 	unsigned deg;
 	uint32_t *rt;      /* by offset: dist | best << 8 | nf << 16 | det << 24 */
@@ -1150,9 +1150,10 @@ static void ej_end(fabric *f, uint32_t i)
 
 static void packet_free(void *m);
 
-static void *packet_create(mp_sim *sim, const struct mp_cfg *cfg, mp_err *err)
+static void *packet_create(mp_sim *sim, const mp_net *net,
+			   const struct mp_cfg *cfg, mp_err *err)
 {
-	char spec[64];
+	const char *spec = mp_net_name(net);
 	const struct mp_sim_opts *opts = mp_sim_opts(sim);
 	fabric *f = calloc(1, sizeof *f);
 	if (!f) {
@@ -1170,10 +1171,13 @@ static void *packet_create(mp_sim *sim, const struct mp_cfg *cfg, mp_err *err)
 	f->loops = !opts->eager_retries && !f->notify;
 	f->cost_ref = refusal_cost(0, cfg->header_time);
 	f->cost_iref = refusal_cost(cfg->inject_setup, cfg->header_time);
-	mp_cfg_topo(cfg, spec, sizeof spec);
-	f->topo = mp_topo_new(spec, err);
-	if (!f->topo)
+	/* The model uses the Cayley meshes' tables by offset. */
+	f->topo = mp_net_topo(net);
+	if (!f->topo) {
+		mp_err_set(err, "the packet model needs a hex, hexrect or torus "
+				"network, not %s", spec);
 		goto fail;
+	}
 	f->n = mp_topo_nodes(f->topo);
 	f->deg = mp_topo_degree(f->topo);
 	for (unsigned d = 0; d < f->deg; d++)
@@ -1290,7 +1294,6 @@ static void packet_free(void *m)
 	fabric *f = m;
 	if (!f)
 		return;
-	mp_topo_free(f->topo);
 	free(f->rt);
 	free(f->row);
 	free(f->col);

@@ -21,6 +21,7 @@ struct sample {
 struct mp_sim {
 	const struct mp_model_ops *ops;
 	void *m;
+	mp_net *net;
 	struct mp_cfg cfg;
 	struct mp_sim_opts o;
 	uint32_t n;
@@ -130,7 +131,12 @@ mp_sim *mp_sim_new(const struct mp_model_ops *model, const struct mp_cfg *cfg,
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
-	s->m = model->create(s, cfg, err);
+	char spec[64];
+	mp_cfg_topo(cfg, spec, sizeof spec);
+	s->net = mp_net_new(spec, err);
+	if (!s->net)
+		goto fail;
+	s->m = model->create(s, s->net, cfg, err);
 	if (!s->m)
 		goto fail;
 	s->n = model->nodes(s->m);
@@ -159,6 +165,7 @@ void mp_sim_free(mp_sim *s)
 		return;
 	if (s->m)
 		s->ops->free(s->m);
+	mp_net_free(s->net);
 	mp_evq_free(s->q);
 	mp_ni_free(s->ni);
 	free(s->sh.msgs);
@@ -169,6 +176,11 @@ void mp_sim_free(mp_sim *s)
 uint32_t mp_sim_nodes(const mp_sim *s)
 {
 	return s->n;
+}
+
+const mp_net *mp_sim_net(const mp_sim *s)
+{
+	return s->net;
 }
 
 const struct mp_model_ops *mp_sim_model(const mp_sim *s)

@@ -70,6 +70,9 @@ void mp_sim_free(mp_sim *s);
 /* Terminal count of the network. */
 uint32_t mp_sim_nodes(const mp_sim *s);
 
+/* The network (read-only). */
+const mp_net *mp_sim_net(const mp_sim *s);
+
 /* The model being run. */
 const struct mp_model_ops *mp_sim_model(const mp_sim *s);
 

@@ -1,0 +1,111 @@
+/*
+ * Network descriptions for every switch model, direct and indirect:
+ * switches with any number of ports (up to MP_NET_MAXPORTS), terminals
+ * attached to switch ports (a terminal injects at one port and ejects
+ * at one, the same port in a direct network), and links from a switch's
+ * output port to another switch's input port with a latency. Every
+ * (switch, port) has an identifier shared by models and statistics.
+ * Ports are bidirectional: port p of switch s sends to its peer's port
+ * and receives from it, except in unidirectional networks (kncube-uni,
+ * butterfly), where a port may only send or only receive.
+ *
+ * Builders (by spec):
+ *   hex:N, hexrect:RxC, torus:RxC  the Cayley-graph meshes of mp_topo,
+ *       with its node numbering and directions (ports 0..deg-1 lead to
+ *       the neighbour in that direction; the terminal is at port deg)
+ *   mesh:RxC        2-D mesh without wrap-around, ports as the torus's
+ *                   (+col, +row, -col, -row; absent at the border)
+ *   kncube:K,N      bidirectional k-ary n-cube (port 2i: +1 in
+ *                   dimension i, port 2i+1: -1), terminal at port 2N
+ *   kncube-uni:K,N  unidirectional k-ary n-cube (port i: +1 in
+ *                   dimension i), terminal at port N
+ *   hypercube:D     2^D nodes, port i flips bit i, terminal at port D
+ *   butterfly:A,N   A^N terminals, N stages of A^(N-1) switches of A
+ *                   inputs (ports 0..A-1) and A outputs (A..2A-1); a
+ *                   terminal injects at stage 0 and ejects at stage N-1
+ *   crossbar:N      one switch, terminal t at port t
+ * Switches of a direct network are numbered as their terminals.
+ *
+ * Routing functions are tables chosen by name (mp_net_routing):
+ * "minimal" gives every output port on a shortest path, "dor" one port,
+ * dimension order where the network has dimensions.
+ *
+ * Ownership: mp_net_new returns a description the caller frees with
+ * mp_net_free; it is read-only after creation and may be shared.
+ */
+#ifndef MP_NET_H
+#define MP_NET_H
+
+#include <stdint.h>
+
+#include "mp_topo.h"
+#include "mp_util.h"
+
+typedef struct mp_net mp_net;
+
+#define MP_NET_MAXPORTS 256
+#define MP_NET_NONE UINT32_MAX
+
+/* What a port is connected to. */
+enum { MP_PORT_NONE, MP_PORT_LINK, MP_PORT_TERM };
+
+/* Build a network from a spec (above). Returns NULL with a message. */
+mp_net *mp_net_new(const char *spec, mp_err *err);
+
+void mp_net_free(mp_net *n);
+
+/* Canonical spec ("torus:8x8") and family ("torus"). */
+const char *mp_net_name(const mp_net *n);
+const char *mp_net_family(const mp_net *n);
+
+uint32_t mp_net_switches(const mp_net *n);
+uint32_t mp_net_terminals(const mp_net *n);
+
+/* Whether every switch has its own terminal (a direct network). */
+int mp_net_direct(const mp_net *n);
+
+/* Number of ports of switch sw. */
+unsigned mp_net_ports(const mp_net *n, uint32_t sw);
+
+/*
+ * What port `port` of switch sw sends to (output side): MP_PORT_LINK
+ * with the peer switch and its input port in *peer, *peer_port;
+ * MP_PORT_TERM with the terminal in *peer; or MP_PORT_NONE.
+ */
+int mp_net_out(const mp_net *n, uint32_t sw, unsigned port, uint32_t *peer,
+	       unsigned *peer_port);
+
+/* Latency of the link leaving port (units of the model; 1 by default). */
+unsigned mp_net_latency(const mp_net *n, uint32_t sw, unsigned port);
+
+/* The identifier of (sw, port), 0 .. mp_net_port_ids() - 1. */
+uint32_t mp_net_port_id(const mp_net *n, uint32_t sw, unsigned port);
+uint32_t mp_net_port_ids(const mp_net *n);
+
+/* Where terminal t injects and where it ejects. */
+void mp_net_term_in(const mp_net *n, uint32_t t, uint32_t *sw, unsigned *port);
+void mp_net_term_out(const mp_net *n, uint32_t t, uint32_t *sw, unsigned *port);
+
+/* Rows and columns of the terminals' layout, and a terminal's place in
+ * it (for permutation traffic: transpose, neighbour ...). */
+unsigned mp_net_rows(const mp_net *n);
+unsigned mp_net_cols(const mp_net *n);
+void mp_net_coords(const mp_net *n, uint32_t t, unsigned *row, unsigned *col);
+
+/* The Cayley-graph topology of a hex, hexrect or torus network (its
+ * offset tables serve the packet model), else NULL. */
+const mp_topo *mp_net_topo(const mp_net *n);
+
+/* Hops (links) from terminal src's injection switch to terminal dst's
+ * ejection switch. */
+unsigned mp_net_dist(const mp_net *n, uint32_t src, uint32_t dst);
+
+/* A routing function: the output ports of sw toward terminal dst, into
+ * ports (at most max); returns how many. */
+typedef unsigned (*mp_route_fn)(const mp_net *n, uint32_t sw, uint32_t dst,
+				unsigned *ports, unsigned max);
+
+/* The routing function named name ("minimal", "dor"), or NULL. */
+mp_route_fn mp_net_routing(const char *name);
+
+#endif
