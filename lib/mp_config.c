@@ -281,6 +281,14 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 	return 1;
 }
 
+mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err)
+{
+	if (strcmp(c->family, "hex") == 0)
+		return mp_net_make(c->family, c->size, 0, err);
+	return mp_net_make(c->family, c->rows ? c->rows : c->size,
+			   c->rows ? c->cols : c->size, err);
+}
+
 void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 {
 	if (strcmp(c->family, "hex") == 0)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mp_net.h"
 #include "mp_util.h"
 
 enum mp_route { MP_RT_DET, MP_RT_BEST, MP_RT_DEROUTE };
@@ -62,6 +63,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 
 /* Check the combination of settings. 0, or -1 with a message. */
 int mp_cfg_check(const struct mp_cfg *c, mp_err *err);
+
+/* The network of the configuration (its family and size), built from
+ * those values; NULL with a message in err. */
+mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err);
 
 /* Topology spec of the configuration, e.g. "hex:6", into buf. */
 void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap);

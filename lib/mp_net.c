@@ -124,9 +124,9 @@ static uint64_t ipow(uint64_t a, unsigned e)
 }
 
 /* A direct network from an mp_topo: switch x is node x. */
-static int build_cayley(mp_net *n, const char *spec, mp_err *err)
+static int build_cayley(mp_net *n, mp_topo *t, mp_err *err)
 {
-	n->topo = mp_topo_new(spec, err);
+	n->topo = t;
 	if (!n->topo)
 		return -1;
 	const char *f = mp_topo_family(n->topo);
@@ -189,28 +189,26 @@ static uint32_t insert_digit(uint32_t w, unsigned k, unsigned i, unsigned v)
 	return w % p + v * p + w / p * p * k;
 }
 
-static int build(mp_net *n, const char *fam, const char *arg, mp_err *err)
+static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
+		 mp_err *err)
 {
-	unsigned long a, b;
 	unsigned *ports = NULL;
 	int rc = -1;
 
 	if (strcmp(fam, "mesh") == 0) {
-		if (two(arg, 'x', &a, &b) < 0 || a < 2 || b < 2 || a > 1000 ||
-		    b > 1000)
+		if (a < 2 || b < 2 || a > 1000 || b > 1000)
 			return mp_err_set(err, "network: mesh:RxC needs 2 <= R, C "
-					       "<= 1000, not '%s'", arg);
+					       "<= 1000, not %lux%lu", a, b);
 		n->fam = F_MESH;
 		n->rows = (unsigned)a;
 		n->cols = (unsigned)b;
 		n->nsw = n->nterm = (uint32_t)(a * b);
 		snprintf(n->name, sizeof n->name, "mesh:%lux%lu", a, b);
 	} else if (strcmp(fam, "kncube") == 0 || strcmp(fam, "kncube-uni") == 0) {
-		if (two(arg, ',', &a, &b) < 0 || a < 2 || b < 1 || b > 20 ||
-		    ipow(a, (unsigned)b) > (1u << 20))
+		if (a < 2 || b < 1 || b > 20 || ipow(a, (unsigned)b) > (1u << 20))
 			return mp_err_set(err, "network: %s:K,N needs K >= 2, N >= "
-					       "1 and at most 2^20 nodes, not '%s'",
-					  fam, arg);
+					       "1 and at most 2^20 nodes, not "
+					       "%lu,%lu", fam, a, b);
 		n->fam = fam[6] ? F_KNCUBE_UNI : F_KNCUBE;
 		n->k = (unsigned)a;
 		n->dims = (unsigned)b;
@@ -219,11 +217,9 @@ static int build(mp_net *n, const char *fam, const char *arg, mp_err *err)
 		n->cols = b == 2 ? n->k : n->nsw;
 		snprintf(n->name, sizeof n->name, "%s:%lu,%lu", fam, a, b);
 	} else if (strcmp(fam, "hypercube") == 0) {
-		char *end;
-		a = strtoul(arg, &end, 10);
-		if (end == arg || *end || a < 1 || a > 20)
+		if (a < 1 || a > 20)
 			return mp_err_set(err, "network: hypercube:D needs 1 <= D "
-					       "<= 20, not '%s'", arg);
+					       "<= 20, not %lu", a);
 		n->fam = F_HYPERCUBE;
 		n->dims = (unsigned)a;
 		n->nsw = n->nterm = 1u << a;
@@ -231,11 +227,12 @@ static int build(mp_net *n, const char *fam, const char *arg, mp_err *err)
 		n->cols = n->nsw;
 		snprintf(n->name, sizeof n->name, "hypercube:%lu", a);
 	} else if (strcmp(fam, "butterfly") == 0) {
-		if (two(arg, ',', &a, &b) < 0 || a < 2 || 2 * a > MP_NET_MAXPORTS ||
-		    b > 20 || ipow(a, (unsigned)b) > (1u << 20))
+		if (a < 2 || 2 * a > MP_NET_MAXPORTS || b < 1 || b > 20 ||
+		    ipow(a, (unsigned)b) > (1u << 20))
 			return mp_err_set(err, "network: butterfly:A,N needs 2 <= "
-					       "A <= %d and at most 2^20 terminals, "
-					       "not '%s'", MP_NET_MAXPORTS / 2, arg);
+					       "A <= %d, N >= 1 and at most 2^20 "
+					       "terminals, not %lu,%lu",
+					  MP_NET_MAXPORTS / 2, a, b);
 		n->fam = F_BUTTERFLY;
 		n->k = (unsigned)a;
 		n->dims = (unsigned)b;
@@ -245,12 +242,9 @@ static int build(mp_net *n, const char *fam, const char *arg, mp_err *err)
 		n->cols = n->nterm;
 		snprintf(n->name, sizeof n->name, "butterfly:%lu,%lu", a, b);
 	} else if (strcmp(fam, "crossbar") == 0) {
-		char *end;
-		a = strtoul(arg, &end, 10);
-		if (end == arg || *end || a < 2 || a > MP_NET_MAXPORTS)
+		if (a < 2 || a > MP_NET_MAXPORTS)
 			return mp_err_set(err, "network: crossbar:N needs 2 <= N "
-					       "<= %d, not '%s'", MP_NET_MAXPORTS,
-					  arg);
+					       "<= %d, not %lu", MP_NET_MAXPORTS, a);
 		n->fam = F_CROSSBAR;
 		n->nsw = 1;
 		n->nterm = (uint32_t)a;
@@ -379,6 +373,37 @@ static int tabulate(mp_net *n, mp_err *err)
 	return 0;
 }
 
+/* Finish n (distances) or free it. */
+static mp_net *done(mp_net *n, int rc, mp_err *err)
+{
+	if (rc == 0 && !n->topo)
+		rc = tabulate(n, err);
+	if (rc < 0) {
+		mp_net_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static int cayley(const char *fam)
+{
+	return strcmp(fam, "hex") == 0 || strcmp(fam, "hexrect") == 0 ||
+	       strcmp(fam, "torus") == 0;
+}
+
+mp_net *mp_net_make(const char *family, uint32_t a, uint32_t b, mp_err *err)
+{
+	mp_net *n = calloc(1, sizeof *n);
+	if (!n) {
+		fail_oom(err);
+		return NULL;
+	}
+	if (cayley(family))
+		return done(n, build_cayley(n, mp_topo_make(family, a, b, err),
+					    err), err);
+	return done(n, build(n, family, a, b, err), err);
+}
+
 mp_net *mp_net_new(const char *spec, mp_err *err)
 {
 	char fam[16];
@@ -389,24 +414,24 @@ mp_net *mp_net_new(const char *spec, mp_err *err)
 	}
 	memcpy(fam, spec, (size_t)(colon - spec));
 	fam[colon - spec] = '\0';
-	mp_net *n = calloc(1, sizeof *n);
-	if (!n) {
-		fail_oom(err);
+	const char *arg = colon + 1;
+	if (cayley(fam)) {
+		mp_net *n = calloc(1, sizeof *n);
+		if (!n) {
+			fail_oom(err);
+			return NULL;
+		}
+		return done(n, build_cayley(n, mp_topo_new(spec, err), err), err);
+	}
+	unsigned long a, b;
+	char sep = strcmp(fam, "mesh") == 0 ? 'x' : ',';
+	int one = strcmp(fam, "hypercube") == 0 || strcmp(fam, "crossbar") == 0;
+	if (two(arg, sep, &a, &b) < 0 || (one && a != b) ||
+	    a > UINT32_MAX || b > UINT32_MAX) {
+		mp_err_set(err, "network: bad size in '%s'", spec);
 		return NULL;
 	}
-	int rc;
-	if (strcmp(fam, "hex") == 0 || strcmp(fam, "hexrect") == 0 ||
-	    strcmp(fam, "torus") == 0)
-		rc = build_cayley(n, spec, err);
-	else
-		rc = build(n, fam, colon + 1, err);
-	if (rc == 0 && !n->topo)
-		rc = tabulate(n, err);
-	if (rc < 0) {
-		mp_net_free(n);
-		return NULL;
-	}
-	return n;
+	return mp_net_make(fam, (uint32_t)a, (uint32_t)b, err);
 }
 
 void mp_net_free(mp_net *n)

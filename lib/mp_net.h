@@ -52,6 +52,11 @@ enum { MP_PORT_NONE, MP_PORT_LINK, MP_PORT_TERM };
 /* Build a network from a spec (above). Returns NULL with a message. */
 mp_net *mp_net_new(const char *spec, mp_err *err);
 
+/* The same from its parts: a family and its one or two numbers (hex:
+ * a = n; hexrect, torus, mesh: a rows, b columns; kncube: a = K, b = N;
+ * hypercube: a = D; butterfly: a = A, b = N; crossbar: a = N). */
+mp_net *mp_net_make(const char *family, uint32_t a, uint32_t b, mp_err *err);
+
 void mp_net_free(mp_net *n);
 
 /* Canonical spec ("torus:8x8") and family ("torus"). */

@@ -131,9 +131,7 @@ mp_sim *mp_sim_new(const struct mp_model_ops *model, const struct mp_cfg *cfg,
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
-	char spec[64];
-	mp_cfg_topo(cfg, spec, sizeof spec);
-	s->net = mp_net_new(spec, err);
+	s->net = mp_cfg_net(cfg, err);
 	if (!s->net)
 		goto fail;
 	s->m = model->create(s, s->net, cfg, err);

@@ -171,43 +171,37 @@ static int parse_dims(const char *s, uint32_t *r, uint32_t *c)
 	return 0;
 }
 
-mp_topo *mp_topo_new(const char *spec, mp_err *err)
+mp_topo *mp_topo_make(const char *family, uint32_t a, uint32_t b, mp_err *err)
 {
 	mp_topo *t = calloc(1, sizeof *t);
-	const char *colon = strchr(spec, ':');
 	if (!t) {
 		mp_err_set(err, "topology: out of memory");
 		return NULL;
 	}
-	if (!colon)
-		goto bad;
-	size_t fl = (size_t)(colon - spec);
-	const char *arg = colon + 1;
-	if (fl == 3 && strncmp(spec, "hex", 3) == 0) {
-		char *end;
-		unsigned long n = strtoul(arg, &end, 10);
-		if (end == arg || *end || n < 2 || n > 128) {
-			mp_err_set(err, "topology: hex size must be 2..128, not '%s'",
-				   arg);
+	if (strcmp(family, "hex") == 0) {
+		uint32_t n = a;
+		if (n < 2 || n > 128) {
+			mp_err_set(err, "topology: hex size must be 2..128, not %u",
+				   n);
 			goto fail;
 		}
 		t->fam = FAM_HEX;
 		t->rows = 1;
-		t->n = t->cols = (uint32_t)(3 * n * (n - 1) + 1);
+		t->n = t->cols = 3 * n * (n - 1) + 1;
 		t->deg = 6;
 		int32_t g[6] = { 1, (int32_t)(3 * n - 1), (int32_t)(3 * n - 2),
 				 -1, -(int32_t)(3 * n - 1), -(int32_t)(3 * n - 2) };
 		for (int i = 0; i < 6; i++)
 			t->gr[i] = 0, t->gc[i] = g[i];
-		snprintf(t->name, sizeof t->name, "hex:%lu", n);
-	} else if ((fl == 7 && strncmp(spec, "hexrect", 7) == 0) ||
-		   (fl == 5 && strncmp(spec, "torus", 5) == 0)) {
-		uint32_t r, c;
-		int hexr = fl == 7;
-		if (parse_dims(arg, &r, &c) < 0 || r < 2 || c < 2 ||
+		snprintf(t->name, sizeof t->name, "hex:%u", n);
+	} else if (strcmp(family, "hexrect") == 0 ||
+		   strcmp(family, "torus") == 0) {
+		uint32_t r = a, c = b;
+		int hexr = family[0] == 'h';
+		if (r < 2 || c < 2 || r > 65535 || c > 65535 ||
 		    (uint64_t)r * c > 1000000) {
-			mp_err_set(err, "topology: bad size '%s' (RxC, each >= 2, "
-					"at most 10^6 nodes)", arg);
+			mp_err_set(err, "topology: bad size %ux%u (RxC, each >= 2, "
+					"at most 10^6 nodes)", r, c);
 			goto fail;
 		}
 		if (!hexr && (r < 3 || c < 3)) {
@@ -240,16 +234,49 @@ mp_topo *mp_topo_new(const char *spec, mp_err *err)
 		snprintf(t->name, sizeof t->name, "%s:%ux%u",
 			 hexr ? "hexrect" : "torus", r, c);
 	} else {
-		goto bad;
+		mp_err_set(err, "topology: unknown family '%s' (hex, hexrect, "
+				"torus)", family);
+		goto fail;
 	}
 	if (build(t, err) < 0)
 		goto fail;
 	return t;
+fail:
+	mp_topo_free(t);
+	return NULL;
+}
+
+mp_topo *mp_topo_new(const char *spec, mp_err *err)
+{
+	const char *colon = strchr(spec, ':');
+	char fam[16];
+	if (!colon || (size_t)(colon - spec) >= sizeof fam)
+		goto bad;
+	memcpy(fam, spec, (size_t)(colon - spec));
+	fam[colon - spec] = '\0';
+	const char *arg = colon + 1;
+	if (strcmp(fam, "hex") == 0) {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (end == arg || *end || n < 2 || n > 128) {
+			mp_err_set(err, "topology: hex size must be 2..128, not '%s'",
+				   arg);
+			return NULL;
+		}
+		return mp_topo_make(fam, (uint32_t)n, 0, err);
+	}
+	if (strcmp(fam, "hexrect") == 0 || strcmp(fam, "torus") == 0) {
+		uint32_t r, c;
+		if (parse_dims(arg, &r, &c) < 0) {
+			mp_err_set(err, "topology: bad size '%s' (RxC, each >= 2, "
+					"at most 10^6 nodes)", arg);
+			return NULL;
+		}
+		return mp_topo_make(fam, r, c, err);
+	}
 bad:
 	mp_err_set(err, "topology: unknown '%s' (hex:N, hexrect:RxC, torus:RxC)",
 		   spec);
-fail:
-	mp_topo_free(t);
 	return NULL;
 }
 

@@ -36,6 +36,12 @@ typedef struct mp_topo mp_topo;
  */
 mp_topo *mp_topo_new(const char *spec, mp_err *err);
 
+/*
+ * The same from its parts: family "hex" with a = n (E_n), or "hexrect"
+ * or "torus" with a rows and b columns. NULL with a message in err.
+ */
+mp_topo *mp_topo_make(const char *family, uint32_t a, uint32_t b, mp_err *err);
+
 void mp_topo_free(mp_topo *t);
 
 /* Canonical spec, e.g. "hex:6". */

@@ -59,8 +59,8 @@ struct remap {
 
 struct mp_workload {
 	struct mp_wl_cfg c;
-	struct mp_cfg fc;
-	mp_topo *topo;
+	const mp_net *net;
+	const mp_topo *topo; /* the network's, when a Cayley mesh */
 	uint32_t n;
 	double pe_time;
 	unsigned payload;
@@ -504,26 +504,31 @@ static int setup_hot(mp_workload *w, mp_err *err)
 static int setup_dest(mp_workload *w, mp_err *err)
 {
 	const mp_topo *t = w->topo;
+	if (!t && (w->c.dest == MP_DST_TRANSPOSE || w->c.dest == MP_DST_NEIGHBOR ||
+		   w->c.dest == MP_DST_DISTANCE))
+		return mp_err_set(err, "--dest: this pattern needs a hex, hexrect "
+				       "or torus network, not %s",
+				  mp_net_name(w->net));
 	switch (w->c.dest) {
 	case MP_DST_TRANSPOSE:
 		if (strcmp(mp_topo_family(t), "hex") == 0 ||
 		    mp_topo_rows(t) != mp_topo_cols(t))
 			return mp_err_set(err, "--dest: transpose needs a square "
 					       "hexrect or torus topology, not %s",
-					  mp_topo_name(t));
+					  mp_net_name(w->net));
 		break;
 	case MP_DST_BITCOMP:
 		if (w->n & (w->n - 1))
 			return mp_err_set(err, "--dest: bitcomp needs a power-of-two "
 					       "node count, not %u (%s)",
-					  w->n, mp_topo_name(t));
+					  w->n, mp_net_name(w->net));
 		break;
 	case MP_DST_DISTANCE: {
 		unsigned d = w->c.dest_k, diam = mp_topo_diameter(t);
 		if (d < 1 || d > diam)
 			return mp_err_set(err, "--dest: distance:%u is outside 1..%u "
 					       "(the diameter of %s)",
-					  d, diam, mp_topo_name(t));
+					  d, diam, mp_net_name(w->net));
 		const uint8_t *dist = mp_topo_dist_table(t);
 		w->offs = malloc(mp_topo_count_at(t, d) * sizeof *w->offs);
 		if (!w->offs)
@@ -691,7 +696,7 @@ static int setup_sources(mp_workload *w, mp_err *err)
 }
 
 mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
-			     const struct mp_cfg *fc, mp_err *err)
+			     const struct mp_wl_shape *shape, mp_err *err)
 {
 	mp_workload *w = calloc(1, sizeof *w);
 	if (w)
@@ -701,15 +706,12 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 		return NULL;
 	}
 	w->c = *wc;
-	w->fc = *fc;
-	char spec[64];
-	mp_cfg_topo(fc, spec, sizeof spec);
-	w->topo = mp_topo_new(spec, err);
-	if (!w->topo)
-		goto fail;
-	w->n = mp_topo_nodes(w->topo);
-	w->pe_time = mp_cfg_pe_time(fc);
-	w->payload = wc->payload ? wc->payload : fc->payload;
+	w->net = shape->net;
+	w->topo = mp_net_topo(shape->net);
+	const char *spec = mp_net_name(shape->net);
+	w->n = mp_net_terminals(shape->net);
+	w->pe_time = shape->pe_time;
+	w->payload = wc->payload ? wc->payload : shape->payload;
 	w->mean_len = mp_wl_mean_length(wc);
 	if (w->payload == 0) {
 		mp_err_set(err, "--payload: must be at least 1");
@@ -761,7 +763,6 @@ void mp_workload_free(mp_workload *w)
 {
 	if (!w)
 		return;
-	mp_topo_free(w->topo);
 	free(w->src);
 	free(w->heap);
 	free(w->role);
@@ -1185,7 +1186,7 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 	const struct mp_wl_cfg *c = &w->c;
 	int rc = 0;
 	rc |= mp_hdr_setf(h, "nodes", "%u", w->n);
-	rc |= mp_hdr_set(h, "topology", mp_topo_name(w->topo));
+	rc |= mp_hdr_set(h, "topology", mp_net_name(w->net));
 	rc |= mp_hdr_setf(h, "pe_time", "%g", w->pe_time);
 	rc |= mp_hdr_setf(h, "payload", "%u", w->payload);
 	rc |= mp_hdr_setf(h, "seed", "%llu", (unsigned long long)c->seed);

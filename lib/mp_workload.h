@@ -12,8 +12,9 @@
  *
  * Ownership: struct mp_wl_cfg is a plain value owned by the caller; the
  * strings it points at (replay path, remap list) must outlive the
- * workload built from it. mp_workload_new returns a workload freed with
- * mp_workload_free. Nothing here prints or exits.
+ * workload built from it, and so must the network of struct mp_wl_shape.
+ * mp_workload_new returns a workload freed with mp_workload_free.
+ * Nothing here prints or exits.
  */
 #ifndef MP_WORKLOAD_H
 #define MP_WORKLOAD_H
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "mp_config.h"
+#include "mp_net.h"
 #include "mp_record.h"
 #include "mp_stream.h"
 #include "mp_util.h"
@@ -107,14 +109,25 @@ int mp_wl_set_words(struct mp_wl_cfg *c, const char *words, mp_err *err);
 double mp_wl_mean_length(const struct mp_wl_cfg *c);
 
 /*
- * Build a workload for the fabric fc (its topology, PE-port time and
- * payload). Checks the combination of settings (a load is needed unless
+ * What a workload needs of the network it is for: its terminals (their
+ * count, and coordinates and neighbours for permutation and distance
+ * destinations), the PE-port time of a packet that turns a load into
+ * arrival rates (mp_cfg_pe_time), and the payload per packet.
+ */
+struct mp_wl_shape {
+	const mp_net *net;
+	double pe_time;
+	unsigned payload;
+};
+
+/*
+ * Build a workload for a network of the given shape. Checks the combination of settings (a load is needed unless
  * replaying or saturated, destinations must suit the topology, ...).
  * Does not open a replay trace yet (mp_workload_start). Returns NULL with
  * a message naming the option in err.
  */
 mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
-			     const struct mp_cfg *fc, mp_err *err);
+			     const struct mp_wl_shape *shape, mp_err *err);
 
 /*
  * Open the replay trace and read its header row (no-op when

@@ -142,11 +142,21 @@ check_accounting() {
 	run --separate-stderr lstat cut.mps
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "lstat: cut.mps: record $((n + 1)): stream cut short: no trailer after $n records" ]
-	# Cut inside a record, raw and compressed.
-	head -c $((size / 2)) d.raw > half.mps
-	run --separate-stderr lstat half.mps
-	[ "$status" -eq 1 ]
-	[[ "$stderr" =~ ^lstat:\ half.mps:\ record\ [0-9]+:\ truncated\ [a-z]+\ record ]]
+	# Cut inside a record, raw and compressed. (Of two cuts a byte
+	# apart, at most one is between records, where the trailer is
+	# missed instead.)
+	inside=0
+	for k in 0 1; do
+		head -c $((size / 2 + k)) d.raw > half.mps
+		run --separate-stderr lstat half.mps
+		[ "$status" -eq 1 ]
+		if [[ "$stderr" =~ ^lstat:\ half.mps:\ record\ [0-9]+:\ truncated\ [a-z]+\ record ]]; then
+			inside=$((inside + 1))
+		else
+			[[ "$stderr" =~ ^lstat:\ half.mps:\ record\ [0-9]+:\ stream\ cut\ short ]]
+		fi
+	done
+	[ "$inside" -ge 1 ]
 	# (Compressed, past the first block of 128 KiB of packed records:
 	# before it, the header itself cannot be decompressed.)
 	wlgen --preset po2 --load 0.5 -n 6000 --seed 1 | netrun --preset po2 -o d.zst

@@ -28,6 +28,7 @@ col() {
 	run netrun --preset fedx --show-config
 	[ "$status" -eq 0 ]
 	expected="--preset fedx
+--model packet
 --topo hexrect:8x8
 --route best
 --buffers 10

@@ -323,11 +323,12 @@ int main(int argc, char *argv[])
 	for (size_t i = 0; i < nfab; i++)
 		if (mp_cfg_set(&cfg, fab[i].name, fab[i].val, &err) != 0)
 			usage_error("%s", err.msg);
-	/* Routing is netrun's business: a preset's derouting must not stop
-	 * wlgen from writing a workload for a torus. */
-	cfg.route = MP_RT_DET;
-	if (mp_cfg_check(&cfg, &err) < 0)
+	/* Only the network's shape matters here (routing, buffers and the
+	 * like are netrun's business). */
+	mp_net *net = mp_cfg_net(&cfg, &err);
+	if (!net)
 		usage_error("%s", err.msg);
+	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload };
 	/* A workload resets the lengths: apply it before the length options. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < nwl; i++) {
@@ -351,15 +352,13 @@ int main(int argc, char *argv[])
 	if (wc.replay && wc.replay_fmt == MP_WL_NETRACE &&
 	    strcmp(wc.replay, "-") != 0)
 		wc.replay_fd = open_netrace(wc.replay, &unzip);
-	mp_workload *w = mp_workload_new(&wc, &cfg, &err);
+	mp_workload *w = mp_workload_new(&wc, &shape, &err);
 	if (!w)
 		usage_error("%s", err.msg);
-	if (nodes && mp_workload_nodes(w) != nodes) {
-		char topo[64];
-		mp_cfg_topo(&cfg, topo, sizeof topo);
-		usage_error("--nodes: the fabric (%s) has %u nodes, not %llu", topo,
-			    mp_workload_nodes(w), (unsigned long long)nodes);
-	}
+	if (nodes && mp_workload_nodes(w) != nodes)
+		usage_error("--nodes: the fabric (%s) has %u nodes, not %llu",
+			    mp_net_name(net), mp_workload_nodes(w),
+			    (unsigned long long)nodes);
 	if (mp_workload_start(w, &err) < 0) {
 		if (reap(unzip, wc.replay_fd) < 0)
 			die("%s: bzip2 -dc failed: the file is corrupt or "
@@ -412,6 +411,7 @@ int main(int argc, char *argv[])
 				fprintf(stderr, "%swlgen: %s\n", shown ? "\n" : "",
 					mp_workload_error(w));
 			mp_workload_free(w);
+			mp_net_free(net);
 			free(wl);
 			free(fab);
 			return 1;
@@ -440,6 +440,7 @@ int main(int argc, char *argv[])
 		    wc.replay);
 	}
 	mp_workload_free(w);
+	mp_net_free(net);
 	free(wl);
 	free(fab);
 	if (mp_writer_close(wr, &err) < 0)

@@ -126,22 +126,28 @@ static void run_wlgen(const struct words *ws, const char *path)
 		if (rc > 0 && mp_wl_set(&wc, name, val, &err) != 0)
 			return;
 	}
-	cfg.route = MP_RT_DET;
-	if (mp_cfg_check(&cfg, &err) < 0 ||
-	    mp_wl_set(&wc, format, path, &err) != 0)
+	if (mp_wl_set(&wc, format, path, &err) != 0)
 		return;
-	mp_workload *w = mp_workload_new(&wc, &cfg, &err);
-	if (!w)
+	mp_net *net = mp_cfg_net(&cfg, &err);
+	if (!net)
 		return;
+	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload };
+	mp_workload *w = mp_workload_new(&wc, &shape, &err);
+	if (!w) {
+		mp_net_free(net);
+		return;
+	}
 	if (mp_workload_start(w, &err) < 0) {
 		fuzz_check_msg("mp_workload_start", err.msg, path);
 		mp_workload_free(w);
+		mp_net_free(net);
 		return;
 	}
 	mp_hdr *h = mp_hdr_new(MP_KIND_MESSAGES);
 	if (!h || mp_workload_describe(w, h) < 0) {
 		mp_hdr_free(h);
 		mp_workload_free(w);
+		mp_net_free(net);
 		return;
 	}
 	mp_writer *out = mp_writer_open(fuzz_path(1), h, MP_W_RAW, &err);
@@ -149,6 +155,7 @@ static void run_wlgen(const struct words *ws, const char *path)
 	if (!out) {
 		fuzz_fail("wlgen header refused: %s", err.msg);
 		mp_workload_free(w);
+		mp_net_free(net);
 		return;
 	}
 	uint32_t nodes = mp_workload_nodes(w);
@@ -175,6 +182,7 @@ static void run_wlgen(const struct words *ws, const char *path)
 	else
 		read_back("wlgen", n);
 	mp_workload_free(w);
+	mp_net_free(net);
 }
 
 /* ---- netrun ---- */
