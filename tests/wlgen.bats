@@ -398,3 +398,15 @@ meta() {
 	wlgen --load 0.5 -n 500 | mpcat -c >"$T/b"
 	cmp "$T/a" "$T/b"
 }
+
+@test "wlgen needs only the network's shape: po2's derouting does not stop a torus workload" {
+	# netrun refuses derouting on a torus; wlgen does not route.
+	run netrun --preset po2 --topo torus:8x8 --show-config
+	[ "$status" -eq 2 ]
+	wlgen --preset po2 --topo torus:8x8 --load 0.3 -n 50 --seed 2 > "$T/w.mps"
+	run mpcat -H "$T/w.mps"
+	[[ "$output" == *"topology=torus:8x8"* ]]
+	[[ "$output" == *"nodes=64"* ]]
+	run mpcat -n "$T/w.mps"
+	[ "$output" = "msg 50" ]
+}
