@@ -84,6 +84,16 @@ check: deps
 
 units: $(UNITS)
 
+# Build everything with clang and warnings as errors (installing clang
+# when it is missing), then run the unit tests.
+check-clang:
+	@missing=; command -v clang >/dev/null 2>&1 || missing=" clang"; \
+	$(apt_install)
+	@$(MAKE) --no-print-directory CC=clang WERROR=1 all units
+	@for u in $(UNITS); do \
+		./$$u >/dev/null || { echo "check-clang: $$u failed" >&2; exit 1; }; \
+	done; echo "check-clang: built with clang -Werror, $(words $(UNITS)) unit tests passed"
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh pipelines/demo.sh
@@ -118,7 +128,7 @@ clean:
 	rm -f lib/*.o lib/*.d $(LIB) lib/.cflags $(PROGS) tools/*.d $(UNITS) tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: all check units demo bench bench-deps fuzz soak install clean deps FORCE
+.PHONY: all check check-clang units demo bench bench-deps fuzz soak install clean deps FORCE
 .SECONDARY: $(LIB_OBJ)
 
 -include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mp_flow.h"
+#include "mp_prog.h"
 #include "mp_util.h"
 
 #define PROG "hexflow"
@@ -181,7 +182,7 @@ static int finish(void)
 	return 0;
 }
 
-static void fail(unsigned n, const mp_err *err)
+MP_NORETURN static void fail(unsigned n, const mp_err *err)
 {
 	fprintf(stderr, PROG ": E_%u: %s\n", n, err->msg);
 	exit(1);

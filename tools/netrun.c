@@ -3,10 +3,8 @@
  * fabric and write the deliveries (per packet and per message), port
  * utilization and end-of-run accounting as a stream.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +12,7 @@
 #include <unistd.h>
 
 #include "mp_config.h"
+#include "mp_prog.h"
 #include "mp_sim.h"
 #include "mp_stream.h"
 
@@ -68,31 +67,6 @@ static void usage(FILE *fp)
 "  --util-interval T      units between utilization snapshots\n"
 "  -v, --verbose          print the end-of-run accounting on stderr\n"
 "  -h, --help             this help\n");
-}
-
-MP_PRINTF(1, 2)
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
-
-MP_PRINTF(1, 2)
-static void bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	usage(stderr);
-	exit(2);
 }
 
 enum {
@@ -220,12 +194,13 @@ int main(int argc, char **argv)
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
 
 	signal(SIGPIPE, SIG_IGN);
+	mp_prog_init(prog, usage);
 	mp_cfg_init(&cfg);
 	/* The preset goes first, whatever its place on the command line. */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1)
 		if (c == O_PRESET && mp_cfg_preset(&cfg, optarg, &err) < 0)
-			bad_usage("%s", err.msg);
+			mp_usage_error("%s", err.msg);
 	if (!cfg.preset[0])
 		mp_cfg_preset(&cfg, "po2", NULL);
 	opterr = 1;
@@ -233,10 +208,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
-			if (fclose(stdout) != 0)
-				die("stdout: write failed: %s", strerror(errno));
-			return 0;
+			mp_usage_help();
 		case 'k':
 			keep_going = 1;
 			break;
@@ -252,13 +224,13 @@ int main(int argc, char **argv)
 		case O_CHECK_INTERVAL:
 			if (mp_parse_u64(optarg, 1, 1ull << 50, &check_iv,
 					 "--check-interval", &err) < 0)
-				bad_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			have_check = 1;
 			break;
 		case O_DEADLOCK_TIME:
 			if (mp_parse_u64(optarg, 1, 1ull << 50, &dl_time,
 					 "--deadlock-time", &err) < 0)
-				bad_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			have_dl = 1;
 			break;
 		case O_EAGER_RETRIES:
@@ -268,14 +240,13 @@ int main(int argc, char **argv)
 			const struct mp_model_ops *m;
 			for (size_t i = 0; (m = mp_model_at(i)); i++)
 				printf("%-10s %s\n", m->name, m->desc);
-			if (fclose(stdout) != 0)
-				die("stdout: write failed: %s", strerror(errno));
+			mp_close_stdout();
 			return 0;
 		}
 		case O_MAX_BACKLOG:
 			if (mp_parse_u64(optarg, 1, 1ull << 40, &max_bl,
 					 "--max-backlog", &err) < 0)
-				bad_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			have_bl = 1;
 			break;
 		case O_SELF_CHECK:
@@ -292,7 +263,7 @@ int main(int argc, char **argv)
 		case O_SEED:
 			if (mp_parse_u64(optarg, 0, UINT64_MAX, &seed, "--seed",
 					 &err) < 0)
-				bad_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			break;
 		case O_SHOW_CONFIG:
 			show = 1;
@@ -300,7 +271,7 @@ int main(int argc, char **argv)
 		case O_UTIL_INTERVAL:
 			if (mp_parse_u64(optarg, 1, 1ull << 50, &util_iv,
 					 "--util-interval", &err) < 0)
-				bad_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			have_util = 1;
 			break;
 		case '?':
@@ -309,9 +280,9 @@ int main(int argc, char **argv)
 		default: {
 			int rc = mp_cfg_set(&cfg, optname(c), optarg, &err);
 			if (rc < 0)
-				bad_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			if (rc > 0)
-				bad_usage("--%s: not a fabric option", optname(c));
+				mp_usage_error("--%s: not a fabric option", optname(c));
 			break;
 		}
 		}
@@ -319,15 +290,14 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
-		bad_usage("too many inputs (one file or standard input)");
+		mp_usage_error("too many inputs (one file or standard input)");
 	if (mp_cfg_check(&cfg, &err) < 0)
-		bad_usage("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	if (show) {
 		char buf[4096];
 		mp_cfg_format(&cfg, buf, sizeof buf);
 		fputs(buf, stdout);
-		if (fclose(stdout) != 0)
-			die("stdout: write failed: %s", strerror(errno));
+		mp_close_stdout();
 		return 0;
 	}
 	mp_sim_defaults(&cfg, &fo);
@@ -348,36 +318,36 @@ int main(int argc, char **argv)
 	const char *inpath = argc ? argv[0] : "-";
 	mp_reader *r = mp_reader_open(inpath, &err);
 	if (!r)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	const mp_hdr *ih = mp_reader_header(r);
 	const char *in = mp_reader_name(r);
 	int kind = mp_hdr_kind(ih);
 	if (kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS)
-		die("%s: a %s stream: netrun reads messages (wlgen) or "
+		mp_die("%s: a %s stream: netrun reads messages (wlgen) or "
 		    "injections (sched)", in, mp_kind_name(kind));
 	struct mp_ni_policy pol;
 	if (mp_ni_policy_read(ih, &pol, &err) < 0)
-		die("%s: %s", in, err.msg);
+		mp_die("%s: %s", in, err.msg);
 
 	struct out out = { NULL };
 	mp_sim *f = mp_sim_new(mp_model_find(cfg.model), &cfg, &pol, &fo, emit, &out, &err);
 	if (!f)
-		bad_usage("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	uint64_t hn;
 	if (mp_hdr_get_u64(ih, "nodes", &hn) == 0 && hn != mp_sim_nodes(f))
-		die("%s: the stream is for %llu nodes, the fabric has %u", in,
+		mp_die("%s: the stream is for %llu nodes, the fabric has %u", in,
 		    (unsigned long long)hn, mp_sim_nodes(f));
 
 	mp_hdr *oh = mp_hdr_dup(ih);
 	if (!oh)
-		die("out of memory");
+		mp_die("out of memory");
 	mp_hdr_set_kind(oh, MP_KIND_DELIVERIES);
 	set_fabric_meta(oh, &cfg, f, seed);
 	mp_hdr_add_prov(oh, prog, argc + optind - 1, argv - optind + 1, 1, seed);
 	out.w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);
 	if (!out.w)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 
 	int progress = !quiet && isatty(2);
 	double t0 = wall(), last = t0;
@@ -388,7 +358,7 @@ int main(int argc, char **argv)
 		rc = mp_reader_next(r, &rec);
 		if (rc < 0) {
 			mp_writer_abort(out.w);
-			die("%s", mp_reader_error(r));
+			mp_die("%s", mp_reader_error(r));
 		}
 		if (rc == 0)
 			break;
@@ -426,9 +396,9 @@ int main(int argc, char **argv)
 	if (st == MP_SIM_ERROR) {
 		const char *we = mp_writer_error(out.w);
 		if (we[0])
-			die("%s", we);
+			mp_die("%s", we);
 		mp_writer_abort(out.w);
-		die("%s: record %llu: %s", in,
+		mp_die("%s: record %llu: %s", in,
 		    (unsigned long long)mp_reader_recno(r), mp_sim_error(f));
 	}
 	int final = mp_sim_finish(f, st);
@@ -458,9 +428,9 @@ int main(int argc, char **argv)
 			(unsigned long long)cn.backlog_end,
 			(unsigned long long)cn.offered_between);
 	if (mp_writer_close(out.w, &err) < 0)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	if (final == MP_SIM_ERROR)
-		die("%s", mp_sim_error(f));
+		mp_die("%s", mp_sim_error(f));
 	int status = 0;
 	if (st == MP_SIM_DEADLOCK) {
 		char buf[4096];
