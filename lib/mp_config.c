@@ -3,10 +3,13 @@
  */
 #include "mp_config.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp_model.h"
+#include "mp_opt.h"
 
 struct preset {
 	const char *name, *desc, *fabric, *workload;
@@ -39,12 +42,47 @@ static const struct preset presets[] = {
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
-static const char *const route_names[] = { "deterministic", "best",
-					   "derouting" };
-static const char *const bp_names[] = { "none", "message", "destination" };
-static const char *const dl_names[] = { "none", "hop-count" };
-static const char *const pe_names[] = { "fair", "inject", "eject" };
-static const char *const retry_names[] = { "immediate", "notify" };
+const char *const mp_route_names[] = { "deterministic", "best", "derouting",
+				       NULL };
+const char *const mp_bp_names[] = { "none", "message", "destination", NULL };
+#define route_names mp_route_names
+#define bp_names mp_bp_names
+
+#define CFG(field) offsetof(struct mp_cfg, field)
+
+const struct mp_opt mp_opt_driver[] = {
+	{ "model", MP_OPT_SPECIAL, CFG(model), 0, 0, NULL, "NAME",
+	  "switch model (the preset's; see --list-models)", 0 },
+	{ "payload", MP_OPT_UINT, CFG(payload), 1, 1u << 30, NULL, "B",
+	  "payload bytes per packet (recorded only)", 0 },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 }
+};
+
+const struct mp_opt mp_opt_network[] = {
+	{ "topo", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "SPEC",
+	  "hex:N, hexrect:RxC or torus:RxC", 0 },
+	{ "size", MP_OPT_SPECIAL, CFG(size), 0, 0, NULL, "N",
+	  "E_N for hex, N x N otherwise", MP_OPT_NOSHOW },
+	{ "family", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "F",
+	  "hex, hexrect or torus (presets)", MP_OPT_HIDDEN },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 }
+};
+
+/* The option named name in any table (driver, network, every model's). */
+const struct mp_opt *mp_cfg_find_opt(const char *name)
+{
+	const struct mp_opt *tables[2] = { mp_opt_driver, mp_opt_network };
+	for (int t = 0; t < 2; t++)
+		for (const struct mp_opt *o = tables[t]; o->name; o++)
+			if (strcmp(o->name, name) == 0)
+				return o;
+	const struct mp_model_ops *m;
+	for (size_t i = 0; (m = mp_model_at(i)); i++)
+		for (const struct mp_opt *o = m->opts; o && o->name; o++)
+			if (strcmp(o->name, name) == 0)
+				return o;
+	return NULL;
+}
 
 const char *mp_route_name(int route)
 {
@@ -165,8 +203,6 @@ static int uns(const char *val, uint64_t min, uint64_t max, unsigned *out,
 int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 	       mp_err *err)
 {
-	const uint64_t T = 1000000; /* largest time parameter */
-
 	if (strcmp(name, "model") == 0) {
 		if (strlen(val) >= sizeof c->model || !mp_model_find(val)) {
 			char list[256] = "";
@@ -224,61 +260,36 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		c->rows = c->cols = 0;
 		return uns(val, 2, 1000, &c->size, name, err);
 	}
-	if (strcmp(name, "route") == 0) {
-		if (strcmp(val, "adaptive") == 0 || strcmp(val, "minimal") == 0)
-			val = "best";
-		if (pick(val, route_names, 3, &c->route, name, NULL) == 0)
+	if (strcmp(name, "route") == 0 &&
+	    (strcmp(val, "adaptive") == 0 || strcmp(val, "minimal") == 0))
+		val = "best";
+	const struct mp_opt *o = mp_cfg_find_opt(name);
+	if (!o || o->type == MP_OPT_SPECIAL)
+		return 1;
+	char *field = (char *)c + o->off;
+	switch (o->type) {
+	case MP_OPT_UINT:
+		return uns(val, o->min, o->max, (unsigned *)(void *)field, name,
+			   err);
+	case MP_OPT_U64: {
+		char what[64];
+		snprintf(what, sizeof what, "--%s", name);
+		return mp_parse_u64(val, o->min, o->max,
+				    (uint64_t *)(void *)field, what, err);
+	}
+	default: {
+		int n = 0;
+		while (o->choices[n])
+			n++;
+		if (pick(val, o->choices, n, (int *)(void *)field, name, err) == 0)
 			return 0;
-		return mp_err_set(err, "--route: '%s' is not one of deterministic|"
-				       "best|adaptive|derouting", val);
+		if (strcmp(name, "route") == 0) /* name the alias too */
+			return mp_err_set(err, "--route: '%s' is not one of "
+					       "deterministic|best|adaptive|"
+					       "derouting", val);
+		return -1;
 	}
-	if (strcmp(name, "buffers") == 0)
-		return uns(val, 1, 1000000, &c->buffers, name, err);
-	if (strcmp(name, "packet-time") == 0)
-		return uns(val, 1, T, &c->packet_time, name, err);
-	if (strcmp(name, "header-time") == 0)
-		return uns(val, 0, T, &c->header_time, name, err);
-	if (strcmp(name, "inject-setup") == 0)
-		return uns(val, 0, T, &c->inject_setup, name, err);
-	if (strcmp(name, "eject-setup") == 0)
-		return uns(val, 0, T, &c->eject_setup, name, err);
-	if (strcmp(name, "links") == 0) {
-		static const char *const l[] = { "half", "full" };
-		return pick(val, l, 2, &c->full_duplex, name, err);
 	}
-	if (strcmp(name, "pe-port") == 0) {
-		static const char *const l[] = { "shared", "separate" };
-		return pick(val, l, 2, &c->pe_separate, name, err);
-	}
-	if (strcmp(name, "bp") == 0)
-		return pick(val, bp_names, 3, &c->bp, name, err);
-	if (strcmp(name, "buffer-limit") == 0)
-		return uns(val, 0, 1000000, &c->buffer_limit, name, err);
-	if (strcmp(name, "buffer-limit-dest") == 0)
-		return uns(val, 0, 1000000, &c->buffer_limit_dest, name, err);
-	if (strcmp(name, "buffer-limit-trans") == 0)
-		return uns(val, 0, 1000000, &c->buffer_limit_trans, name, err);
-	if (strcmp(name, "inject-timeout") == 0) {
-		uint64_t v;
-		if (mp_parse_u64(val, 0, 1000000000000ull, &v, "--inject-timeout",
-				 err) < 0)
-			return -1;
-		c->inject_timeout = v;
-		return 0;
-	}
-	if (strcmp(name, "eject-priority") == 0) {
-		static const char *const l[] = { "off", "on" };
-		return pick(val, l, 2, &c->eject_priority, name, err);
-	}
-	if (strcmp(name, "deadlock") == 0)
-		return pick(val, dl_names, 2, &c->deadlock, name, err);
-	if (strcmp(name, "pe-arb") == 0)
-		return pick(val, pe_names, 3, &c->pe_arb, name, err);
-	if (strcmp(name, "retry") == 0)
-		return pick(val, retry_names, 2, &c->retry, name, err);
-	if (strcmp(name, "payload") == 0)
-		return uns(val, 1, 1u << 30, &c->payload, name, err);
-	return 1;
 }
 
 mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err)
@@ -321,26 +332,79 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 	return 0;
 }
 
+/* The value of option o in c as the option takes it, into buf. */
+static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
+		      char *buf, size_t cap)
+{
+	const char *field = (const char *)c + o->off;
+	switch (o->type) {
+	case MP_OPT_UINT:
+		snprintf(buf, cap, "%u", *(const unsigned *)(const void *)field);
+		break;
+	case MP_OPT_U64:
+		snprintf(buf, cap, "%llu", (unsigned long long)
+			 *(const uint64_t *)(const void *)field);
+		break;
+	case MP_OPT_CHOICE:
+		snprintf(buf, cap, "%s", o->choices[*(const int *)(const void *)
+						     field]);
+		break;
+	default:
+		if (strcmp(o->name, "topo") == 0)
+			mp_cfg_topo(c, buf, cap);
+		else if (strcmp(o->name, "model") == 0)
+			snprintf(buf, cap, "%s", c->model);
+		else
+			snprintf(buf, cap, "?");
+		break;
+	}
+}
+
+/* Call fn for every option of c that --show-config and the header
+ * give, in order: the driver's, the network's, then its model's. */
+int mp_cfg_each_shown(const struct mp_cfg *c,
+		      int (*fn)(void *ctx, const struct mp_opt *o,
+				const char *val),
+		      void *ctx)
+{
+	const struct mp_model_ops *m = mp_model_find(c->model);
+	const struct mp_opt *tables[3] = { mp_opt_driver, mp_opt_network,
+					   m ? m->opts : NULL };
+	char val[64];
+	for (int t = 0; t < 3; t++)
+		for (const struct mp_opt *o = tables[t]; o && o->name; o++) {
+			if (o->flags & (MP_OPT_NOSHOW | MP_OPT_HIDDEN))
+				continue;
+			opt_value(c, o, val, sizeof val);
+			if (fn(ctx, o, val) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+struct fmt {
+	char *buf;
+	size_t cap, len;
+};
+
+static int fmt_one(void *ctx, const struct mp_opt *o, const char *val)
+{
+	struct fmt *f = ctx;
+	int n = snprintf(f->buf + (f->len < f->cap ? f->len : f->cap),
+			 f->len < f->cap ? f->cap - f->len : 0, "--%s %s\n",
+			 o->name, val);
+	f->len += n > 0 ? (size_t)n : 0;
+	return 0;
+}
+
 size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 {
-	char topo[64];
-	mp_cfg_topo(c, topo, sizeof topo);
-	int n = snprintf(buf, cap,
-		"--preset %s\n--model %s\n--topo %s\n--route %s\n--buffers %u\n"
-		"--packet-time %u\n--header-time %u\n--inject-setup %u\n"
-		"--eject-setup %u\n--links %s\n--pe-port %s\n--pe-arb %s\n"
-		"--bp %s\n--buffer-limit %u\n--buffer-limit-dest %u\n"
-		"--buffer-limit-trans %u\n--inject-timeout %llu\n"
-		"--eject-priority %s\n--deadlock %s\n--retry %s\n--payload %u\n",
-		c->preset[0] ? c->preset : "none", c->model, topo, mp_route_name(c->route),
-		c->buffers, c->packet_time, c->header_time, c->inject_setup,
-		c->eject_setup, c->full_duplex ? "full" : "half",
-		c->pe_separate ? "separate" : "shared", pe_names[c->pe_arb],
-		mp_bp_name(c->bp), c->buffer_limit, c->buffer_limit_dest,
-		c->buffer_limit_trans, (unsigned long long)c->inject_timeout,
-		c->eject_priority ? "on" : "off", dl_names[c->deadlock],
-		retry_names[c->retry], c->payload);
-	return n < 0 ? 0 : (size_t)n;
+	struct fmt f = { buf, cap, 0 };
+	int n = snprintf(buf, cap, "--preset %s\n",
+			 c->preset[0] ? c->preset : "none");
+	f.len = n > 0 ? (size_t)n : 0;
+	mp_cfg_each_shown(c, fmt_one, &f);
+	return f.len;
 }
 
 double mp_cfg_pe_time(const struct mp_cfg *c)

@@ -85,6 +85,25 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap);
  */
 double mp_cfg_pe_time(const struct mp_cfg *c);
 
+/*
+ * Call fn(ctx, option, value) for every option of c that --show-config
+ * prints and the header records, in order: the driver's, the network's,
+ * then those of c's model. Stops at, and returns, the first -1; else 0.
+ */
+struct mp_opt;
+int mp_cfg_each_shown(const struct mp_cfg *c,
+		      int (*fn)(void *ctx, const struct mp_opt *o,
+				const char *val),
+		      void *ctx);
+
+/* The option named name in the driver's, the network's or any model's
+ * table (mp_opt.h), or NULL. */
+const struct mp_opt *mp_cfg_find_opt(const char *name);
+
+/* The names of the route and bp values, by value, NULL-terminated. */
+extern const char *const mp_route_names[];
+extern const char *const mp_bp_names[];
+
 /* Name of a route/bp value for printing. */
 const char *mp_route_name(int route);
 const char *mp_bp_name(int bp);

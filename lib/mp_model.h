@@ -26,6 +26,7 @@
 
 #include "mp_config.h"
 #include "mp_net.h"
+#include "mp_opt.h"
 #include "mp_record.h"
 #include "mp_util.h"
 
@@ -34,10 +35,9 @@ typedef struct mp_sim mp_sim;
 struct mp_model_ops {
 	const char *name;
 	const char *desc; /* one line */
-	/* The long options (without dashes) of struct mp_cfg the model
-	 * reads, NULL-terminated; the rest of the fabric options do not
-	 * apply to it. */
-	const char *const *options;
+	/* The options of struct mp_cfg the model reads (mp_opt.h); the
+	 * others of other models do not apply to it. */
+	const struct mp_opt *opts;
 	/* Build the model on the network net (the driver's, read-only,
 	 * alive until the model is freed) for cfg in the driver sim.
 	 * Returns the model, or NULL with a message in err (a network or

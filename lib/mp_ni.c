@@ -179,43 +179,6 @@ uint32_t mp_ni_len(const mp_ni *ni, uint32_t node)
 	return ni->h[node].n;
 }
 
-int mp_ni_policy_write(const struct mp_ni_policy *pol, mp_hdr *h)
-{
-	int rc = 0;
-	if (pol->kind == MP_NI_SRF) {
-		rc |= mp_hdr_set(h, "sched.policy", "srf");
-		mp_hdr_unset(h, "sched.alpha");
-	} else {
-		rc |= mp_hdr_set(h, "sched.policy",
-				 pol->alpha == 0 ? "fifo" : "alpha");
-		rc |= mp_hdr_setf(h, "sched.alpha", "%.17g", pol->alpha);
-	}
-	rc |= mp_hdr_set(h, "sched.class_priority", pol->class_prio ? "1" : "0");
-	return rc ? -1 : 0;
-}
-
-int mp_ni_policy_read(const mp_hdr *h, struct mp_ni_policy *pol, mp_err *err)
-{
-	const char *p = mp_hdr_get(h, "sched.policy");
-	memset(pol, 0, sizeof *pol);
-	if (mp_hdr_kind(h) != MP_KIND_INJECTIONS || !p || strcmp(p, "fifo") == 0)
-		return 0;
-	if (strcmp(p, "alpha") == 0) {
-		double a;
-		pol->kind = MP_NI_ALPHA;
-		if (mp_hdr_get_double(h, "sched.alpha", &a) < 0 || !(a >= 0))
-			return mp_err_set(err, "header: bad or missing sched.alpha");
-		pol->alpha = a;
-	} else if (strcmp(p, "srf") == 0) {
-		pol->kind = MP_NI_SRF;
-	} else {
-		return mp_err_set(err, "header: unknown injection policy '%s'", p);
-	}
-	const char *cp = mp_hdr_get(h, "sched.class_priority");
-	pol->class_prio = cp && strcmp(cp, "1") == 0;
-	return 0;
-}
-
 void mp_ni_schedule(struct mp_msg *m, const struct mp_ni_policy *pol,
 		    uint32_t segment)
 {

@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 #include "mp_record.h"
-#include "mp_stream.h"
 #include "mp_util.h"
 
 typedef struct mp_ni mp_ni;
@@ -61,20 +60,6 @@ uint64_t mp_ni_clock(const mp_ni *ni, uint32_t node);
 
 /* Messages in node's list. */
 uint32_t mp_ni_len(const mp_ni *ni, uint32_t node);
-
-/*
- * The policy as sched records it in a stream header: sched.policy (fifo,
- * alpha or srf), sched.alpha, sched.class_priority. Returns 0, or -1
- * when out of memory.
- */
-int mp_ni_policy_write(const struct mp_ni_policy *pol, mp_hdr *h);
-
-/*
- * The policy a stream header asks for: FIFO for a messages stream or a
- * header without one. Returns 0, or -1 with a message (an unknown
- * policy, a missing or negative alpha) in err.
- */
-int mp_ni_policy_read(const mp_hdr *h, struct mp_ni_policy *pol, mp_err *err);
 
 /*
  * Turn a message into a scheduled injection (MP_REC_INJ): its priority

@@ -15,6 +15,7 @@
 #include "mp_sim.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1643,19 +1644,60 @@ static uint64_t packet_zero_load(const struct mp_cfg *c, unsigned hops)
 	       c->eject_setup + c->packet_time;
 }
 
-static const char *const packet_options[] = {
-	"topo", "size", "route", "buffers", "packet-time", "header-time",
-	"inject-setup", "eject-setup", "links", "pe-port", "pe-arb", "bp",
-	"buffer-limit", "buffer-limit-dest", "buffer-limit-trans",
-	"inject-timeout", "eject-priority", "deadlock", "retry", "payload",
-	NULL
+#define CFG(field) offsetof(struct mp_cfg, field)
+#define T_MAX 1000000 /* largest time parameter */
+
+static const char *const links_names[] = { "half", "full", NULL };
+static const char *const pe_port_names[] = { "shared", "separate", NULL };
+static const char *const pe_arb_names[] = { "fair", "inject", "eject", NULL };
+static const char *const off_on[] = { "off", "on", NULL };
+static const char *const dl_names[] = { "none", "hop-count", NULL };
+static const char *const retry_names[] = { "immediate", "notify", NULL };
+
+static const struct mp_opt packet_opts[] = {
+	{ "route", MP_OPT_CHOICE, CFG(route), 0, 0, mp_route_names,
+	  "R", "deterministic | best (adaptive) | derouting", 0 },
+	{ "buffers", MP_OPT_UINT, CFG(buffers), 1, 1000000, NULL,
+	  "N", "packet buffers per node (central pool)", 0 },
+	{ "packet-time", MP_OPT_UINT, CFG(packet_time), 1, T_MAX, NULL,
+	  "T", "units to move a packet over a port", 0 },
+	{ "header-time", MP_OPT_UINT, CFG(header_time), 0, T_MAX, NULL,
+	  "T", "units to receive and route a header", 0 },
+	{ "inject-setup", MP_OPT_UINT, CFG(inject_setup), 0, T_MAX, NULL,
+	  "T", "PE port set-up before an injection", 0 },
+	{ "eject-setup", MP_OPT_UINT, CFG(eject_setup), 0, T_MAX, NULL,
+	  "T", "PE port set-up before an ejection", 0 },
+	{ "links", MP_OPT_CHOICE, CFG(full_duplex), 0, 0, links_names,
+	  "half|full", "half-duplex links or a channel each way", 0 },
+	{ "pe-port", MP_OPT_CHOICE, CFG(pe_separate), 0, 0, pe_port_names,
+	  "shared|separate", "PE port shared by injection and ejection", 0 },
+	{ "pe-arb", MP_OPT_CHOICE, CFG(pe_arb), 0, 0, pe_arb_names,
+	  "fair|inject|eject", "who wins a shared PE port", 0 },
+	{ "bp", MP_OPT_CHOICE, CFG(bp), 0, 0, mp_bp_names,
+	  "none|message|destination", "backpressure refusal rule", 0 },
+	{ "buffer-limit", MP_OPT_UINT, CFG(buffer_limit), 0, 1000000, NULL,
+	  "N", "inject only below N occupied buffers (0: off)", 0 },
+	{ "buffer-limit-dest", MP_OPT_UINT, CFG(buffer_limit_dest), 0, 1000000,
+	  NULL, "N", "... and below N destination buffers", 0 },
+	{ "buffer-limit-trans", MP_OPT_UINT, CFG(buffer_limit_trans), 0, 1000000,
+	  NULL, "N", "... and below N transit buffers", 0 },
+	{ "inject-timeout", MP_OPT_U64, CFG(inject_timeout), 0, 1000000000000ull,
+	  NULL, "T", "injection blocked this long goes anyway (0: never)", 0 },
+	{ "eject-priority", MP_OPT_CHOICE, CFG(eject_priority), 0, 0, off_on,
+	  "on|off", "favour ejection at the destination limit", 0 },
+	{ "deadlock", MP_OPT_CHOICE, CFG(deadlock), 0, 0, dl_names,
+	  "none|hop-count", "buffer allocation rule", 0 },
+	{ "retry", MP_OPT_CHOICE, CFG(retry), 0, 0, retry_names,
+	  "immediate|notify", "a refused packet tries again at once, or when "
+	  "the refusing node frees a buffer or a packet", 0 },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 }
 };
 
 const struct mp_model_ops mp_model_packet = {
 	.name = "packet",
 	.desc = "event-driven, packet-level virtual cut-through routers with "
 		"a central buffer pool per node",
-	.options = packet_options,
+	.opts = packet_opts,
 	.create = packet_create,
 	.nodes = packet_nodes,
 	.now = packet_now,

@@ -29,6 +29,7 @@ col() {
 	[ "$status" -eq 0 ]
 	expected="--preset fedx
 --model packet
+--payload 128
 --topo hexrect:8x8
 --route best
 --buffers 10
@@ -46,8 +47,7 @@ col() {
 --inject-timeout 0
 --eject-priority off
 --deadlock hop-count
---retry immediate
---payload 128"
+--retry immediate"
 	[ "$output" = "$expected" ]
 	run netrun --preset fedx --route deterministic --bp destination \
 		--buffer-limit 3 --buffer-limit-dest 2 --buffer-limit-trans 4 \

@@ -291,3 +291,54 @@ self_checked() {
 	self_checked --preset torus --size 4
 	self_checked --preset torus --size 4 --retry notify --links half
 }
+
+@test "--show-config fed back as options reproduces the run, for every preset" {
+	for p in po2 fedx torus; do
+		for extra in "" "--pe-arb inject --eject-priority on --buffer-limit-dest 3 --retry notify"; do
+			[ "$p" = torus ] && [ -n "$extra" ] && extra="--pe-port shared --pe-arb eject --links half"
+			wlgen --preset $p --load 0.6 -n 120 --seed 5 > "$T/w.mps"
+			# shellcheck disable=SC2086
+			netrun --preset $p $extra -o "$T/a.mps" "$T/w.mps"
+			# shellcheck disable=SC2086
+			conf=$(netrun --preset $p $extra --show-config)
+			# the configuration alone, from the default preset
+			# shellcheck disable=SC2086
+			netrun $conf -o "$T/b.mps" "$T/w.mps"
+			for r in pkt dlv util run; do
+				mpcat -c -r $r "$T/a.mps" > "$T/a.csv"
+				mpcat -c -r $r "$T/b.mps" > "$T/b.csv"
+				cmp "$T/a.csv" "$T/b.csv"
+			done
+			# and the header records the same configuration
+			run mpcat -H "$T/a.mps"
+			for line in $(echo "$conf" | sed 's/^--//; s/ /=/'); do
+				k=${line%%=*} v=${line#*=}
+				[[ "$output" == *"fabric.${k//-/_}=$v"* ]]
+			done
+		done
+	done
+}
+
+@test "the header's fabric keys follow every option: --pe-arb and --eject-priority are recorded" {
+	wlgen --preset po2 --load 0.3 -n 20 --seed 1 > "$T/w.mps"
+	netrun -o "$T/a.mps" "$T/w.mps"
+	netrun --pe-arb inject --eject-priority on -o "$T/b.mps" "$T/w.mps"
+	run mpcat -H "$T/a.mps"
+	[[ "$output" == *"fabric.pe_arb=fair"* ]]
+	[[ "$output" == *"fabric.eject_priority=off"* ]]
+	run mpcat -H "$T/b.mps"
+	[[ "$output" == *"fabric.pe_arb=inject"* ]]
+	[[ "$output" == *"fabric.eject_priority=on"* ]]
+}
+
+@test "--list-models and --model: the packet model by name, an unknown one refused" {
+	run netrun --list-models
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "packet "* ]]
+	run netrun --model packet --show-config
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--model packet"* ]]
+	run netrun --model nonesuch --show-config
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --model: 'nonesuch' is not one of packet" ]]
+}

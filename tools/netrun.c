@@ -12,11 +12,35 @@
 #include <unistd.h>
 
 #include "mp_config.h"
+#include "mp_hdrcfg.h"
 #include "mp_prog.h"
 #include "mp_sim.h"
 #include "mp_stream.h"
 
 static const char *prog = "netrun";
+
+#include "mp_opt.h"
+
+/* Options of the tables (mp_opt.h): the driver's, the network's, then
+ * each model's, by getopt value OPT_BASE + index. */
+#define OPT_BASE 1000
+#define MAX_TOPTS 256
+static const struct mp_opt *topts[MAX_TOPTS];
+static size_t ntopts;
+
+static void usage_table(FILE *fp, const struct mp_opt *t)
+{
+	for (const struct mp_opt *o = t; o && o->name; o++) {
+		char left[64];
+		if (o->flags & MP_OPT_HIDDEN)
+			continue;
+		snprintf(left, sizeof left, "--%s %s", o->name, o->arg);
+		if (strlen(left) < 23)
+			fprintf(fp, "  %-22s %s\n", left, o->help);
+		else
+			fprintf(fp, "  %s  %s\n", left, o->help);
+	}
+}
 
 static void usage(FILE *fp)
 {
@@ -26,31 +50,17 @@ static void usage(FILE *fp)
 "file or standard input; write deliveries to standard output.\n"
 "\n"
 "  --preset NAME          po2 (default), fedx or torus; other options override\n"
-"  --model NAME           switch model (the preset's; see --list-models)\n"
 "  --list-models          print the models and exit\n"
-"  --topo SPEC            hex:N, hexrect:RxC or torus:RxC\n"
-"  --size N               E_N for hex, N x N otherwise\n"
-"  --route R              deterministic | best (adaptive) | derouting\n"
-"  --buffers N            packet buffers per node (central pool)\n"
-"  --packet-time T        units to move a packet over a port\n"
-"  --header-time T        units to receive and route a header\n"
-"  --inject-setup T       PE port set-up before an injection\n"
-"  --eject-setup T        PE port set-up before an ejection\n"
-"  --links half|full      half-duplex links or a channel each way\n"
-"  --pe-port shared|separate  PE port shared by injection and ejection\n"
-"  --pe-arb fair|inject|eject  who wins a shared PE port\n"
-"  --bp none|message|destination  backpressure refusal rule\n"
-"  --buffer-limit N       inject only below N occupied buffers (0: off)\n"
-"  --buffer-limit-dest N  ... and below N destination buffers\n"
-"  --buffer-limit-trans N ... and below N transit buffers\n"
-"  --inject-timeout T     injection blocked this long goes anyway (0: never)\n"
-"  --eject-priority on|off  favour ejection at the destination limit\n"
-"  --deadlock none|hop-count  buffer allocation rule\n"
-"  --retry immediate|notify  a refused packet tries again at once, or when\n"
-"                         the refusing node frees a buffer or a packet\n"
-"  --payload B            payload bytes per packet (recorded only)\n"
-"  --show-config          print the effective configuration and exit\n"
-"\n"
+"  --show-config          print the effective configuration and exit\n");
+	usage_table(fp, mp_opt_driver);
+	usage_table(fp, mp_opt_network);
+	const struct mp_model_ops *m;
+	for (size_t i = 0; (m = mp_model_at(i)); i++) {
+		fprintf(fp, "\nOptions of the %s model:\n", m->name);
+		usage_table(fp, m->opts);
+	}
+	fprintf(fp,
+"\nRun options:\n"
 "  --check-interval T     units between saturation and deadlock checks\n"
 "  --deadlock-time T      no progress this long means deadlock\n"
 "  --eager-retries        an event for every refused attempt (slow; to\n"
@@ -70,63 +80,63 @@ static void usage(FILE *fp)
 }
 
 enum {
-	O_BP = 256, O_BUFFERS, O_EAGER_RETRIES, O_BUFFER_LIMIT, O_BUFFER_LIMIT_DEST,
-	O_BUFFER_LIMIT_TRANS, O_CHECK_INTERVAL, O_DEADLOCK, O_DEADLOCK_TIME,
-	O_EJECT_PRIORITY, O_EJECT_SETUP, O_HEADER_TIME, O_INJECT_SETUP,
-	O_INJECT_TIMEOUT, O_LINKS, O_LIST_MODELS, O_MAX_BACKLOG, O_MODEL, O_NO_PACKETS, O_PACKET_TIME,
-	O_PAYLOAD, O_PE_ARB, O_PE_PORT, O_PRESET, O_RAW, O_RETRY, O_ROUTE, O_SEED,
-	O_SELF_CHECK, O_SHOW_CONFIG, O_SIZE, O_TOPO, O_UTIL_INTERVAL
+	O_CHECK_INTERVAL = 256, O_DEADLOCK_TIME, O_EAGER_RETRIES, O_LIST_MODELS,
+	O_MAX_BACKLOG, O_NO_PACKETS, O_PRESET, O_RAW, O_SEED, O_SELF_CHECK,
+	O_SHOW_CONFIG, O_UTIL_INTERVAL
 };
 
-static const struct option longopts[] = {
-	{ "bp", required_argument, NULL, O_BP },
-	{ "buffer-limit", required_argument, NULL, O_BUFFER_LIMIT },
-	{ "buffer-limit-dest", required_argument, NULL, O_BUFFER_LIMIT_DEST },
-	{ "buffer-limit-trans", required_argument, NULL, O_BUFFER_LIMIT_TRANS },
-	{ "buffers", required_argument, NULL, O_BUFFERS },
+static const struct option runopts[] = {
 	{ "check-interval", required_argument, NULL, O_CHECK_INTERVAL },
-	{ "deadlock", required_argument, NULL, O_DEADLOCK },
 	{ "deadlock-time", required_argument, NULL, O_DEADLOCK_TIME },
 	{ "eager-retries", no_argument, NULL, O_EAGER_RETRIES },
-	{ "eject-priority", required_argument, NULL, O_EJECT_PRIORITY },
-	{ "eject-setup", required_argument, NULL, O_EJECT_SETUP },
-	{ "header-time", required_argument, NULL, O_HEADER_TIME },
 	{ "help", no_argument, NULL, 'h' },
-	{ "inject-setup", required_argument, NULL, O_INJECT_SETUP },
-	{ "inject-timeout", required_argument, NULL, O_INJECT_TIMEOUT },
 	{ "keep-going", no_argument, NULL, 'k' },
-	{ "links", required_argument, NULL, O_LINKS },
 	{ "list-models", no_argument, NULL, O_LIST_MODELS },
 	{ "max-backlog", required_argument, NULL, O_MAX_BACKLOG },
-	{ "model", required_argument, NULL, O_MODEL },
 	{ "no-packets", no_argument, NULL, O_NO_PACKETS },
 	{ "output", required_argument, NULL, 'o' },
-	{ "packet-time", required_argument, NULL, O_PACKET_TIME },
-	{ "payload", required_argument, NULL, O_PAYLOAD },
-	{ "pe-arb", required_argument, NULL, O_PE_ARB },
-	{ "pe-port", required_argument, NULL, O_PE_PORT },
 	{ "preset", required_argument, NULL, O_PRESET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "raw", no_argument, NULL, O_RAW },
-	{ "retry", required_argument, NULL, O_RETRY },
-	{ "route", required_argument, NULL, O_ROUTE },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "self-check", no_argument, NULL, O_SELF_CHECK },
 	{ "show-config", no_argument, NULL, O_SHOW_CONFIG },
-	{ "size", required_argument, NULL, O_SIZE },
-	{ "topo", required_argument, NULL, O_TOPO },
 	{ "util-interval", required_argument, NULL, O_UTIL_INTERVAL },
 	{ "verbose", no_argument, NULL, 'v' },
-	{ NULL, 0, NULL, 0 }
 };
 
-/* Long name of an option, for fabric options passed to mp_cfg_set. */
-static const char *optname(int c)
+#define NRUNOPTS (sizeof runopts / sizeof runopts[0])
+static struct option longopts[NRUNOPTS + MAX_TOPTS + 1];
+
+static void add_table(const struct mp_opt *t)
 {
-	for (const struct option *o = longopts; o->name; o++)
-		if (o->val == c)
-			return o->name;
-	return "?";
+	for (const struct mp_opt *o = t; o && o->name; o++) {
+		int dup = 0;
+		if (o->flags & MP_OPT_HIDDEN)
+			continue;
+		for (size_t k = 0; k < ntopts; k++)
+			dup |= strcmp(topts[k]->name, o->name) == 0;
+		if (dup || ntopts == MAX_TOPTS)
+			continue;
+		topts[ntopts++] = o;
+	}
+}
+
+/* getopt's table: the run options, then the tables' options. */
+static void build_longopts(void)
+{
+	size_t n = 0;
+	const struct mp_model_ops *m;
+	add_table(mp_opt_driver);
+	add_table(mp_opt_network);
+	for (size_t i = 0; (m = mp_model_at(i)); i++)
+		add_table(m->opts);
+	for (size_t k = 0; k < NRUNOPTS; k++)
+		longopts[n++] = runopts[k];
+	for (size_t k = 0; k < ntopts; k++)
+		longopts[n++] = (struct option){ topts[k]->name, required_argument,
+						 NULL, OPT_BASE + (int)k };
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
 struct out {
@@ -151,35 +161,13 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 {
 	char topo[64];
 	mp_cfg_topo(cfg, topo, sizeof topo);
-	mp_hdr_setf(h, "nodes", "%u", mp_sim_nodes(f));
-	mp_hdr_set(h, "topology", topo);
-	mp_hdr_setf(h, "packet_time", "%u", cfg->packet_time);
-	mp_hdr_setf(h, "pe_time", "%g", mp_cfg_pe_time(cfg));
-	mp_hdr_set(h, "fabric.preset", cfg->preset[0] ? cfg->preset : "none");
-	mp_hdr_set(h, "fabric.model", cfg->model);
-	mp_hdr_set(h, "fabric.route", mp_route_name(cfg->route));
-	mp_hdr_setf(h, "fabric.buffers", "%u", cfg->buffers);
-	mp_hdr_setf(h, "fabric.header_time", "%u", cfg->header_time);
-	mp_hdr_setf(h, "fabric.inject_setup", "%u", cfg->inject_setup);
-	mp_hdr_setf(h, "fabric.eject_setup", "%u", cfg->eject_setup);
-	mp_hdr_set(h, "fabric.links", cfg->full_duplex ? "full" : "half");
-	mp_hdr_set(h, "fabric.pe_port", cfg->pe_separate ? "separate" : "shared");
-	mp_hdr_set(h, "fabric.pe_arb", cfg->pe_arb == MP_PE_INJECT_FIRST ? "inject" :
-				       cfg->pe_arb == MP_PE_EJECT_FIRST ? "eject" :
-				       "fair");
-	mp_hdr_set(h, "fabric.bp", mp_bp_name(cfg->bp));
-	mp_hdr_setf(h, "fabric.buffer_limit", "%u", cfg->buffer_limit);
-	mp_hdr_setf(h, "fabric.buffer_limit_dest", "%u", cfg->buffer_limit_dest);
-	mp_hdr_setf(h, "fabric.buffer_limit_trans", "%u",
-		    cfg->buffer_limit_trans);
-	mp_hdr_setf(h, "fabric.inject_timeout", "%llu",
-		    (unsigned long long)cfg->inject_timeout);
-	mp_hdr_set(h, "fabric.eject_priority", cfg->eject_priority ? "on" : "off");
-	mp_hdr_set(h, "fabric.deadlock",
-		   cfg->deadlock == MP_DL_HOPCOUNT ? "hop-count" : "none");
-	mp_hdr_set(h, "fabric.retry",
-		   cfg->retry == MP_RETRY_NOTIFY ? "notify" : "immediate");
-	mp_hdr_setf(h, "fabric.seed", "%llu", (unsigned long long)seed);
+	if (mp_hdr_setf(h, "nodes", "%u", mp_sim_nodes(f)) < 0 ||
+	    mp_hdr_set(h, "topology", topo) < 0 ||
+	    mp_hdr_setf(h, "packet_time", "%u", cfg->packet_time) < 0 ||
+	    mp_hdr_setf(h, "pe_time", "%g", mp_cfg_pe_time(cfg)) < 0 ||
+	    mp_cfg_hdr_write(cfg, h) < 0 ||
+	    mp_hdr_setf(h, "fabric.seed", "%llu", (unsigned long long)seed) < 0)
+		mp_die("header: out of memory");
 }
 
 int main(int argc, char **argv)
@@ -195,6 +183,7 @@ int main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	mp_prog_init(prog, usage);
+	build_longopts();
 	mp_cfg_init(&cfg);
 	/* The preset goes first, whatever its place on the command line. */
 	opterr = 0;
@@ -278,11 +267,16 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		default: {
-			int rc = mp_cfg_set(&cfg, optname(c), optarg, &err);
+			if (c < OPT_BASE || (size_t)(c - OPT_BASE) >= ntopts) {
+				usage(stderr);
+				return 2;
+			}
+			const char *name = topts[c - OPT_BASE]->name;
+			int rc = mp_cfg_set(&cfg, name, optarg, &err);
 			if (rc < 0)
 				mp_usage_error("%s", err.msg);
 			if (rc > 0)
-				mp_usage_error("--%s: not a fabric option", optname(c));
+				mp_usage_error("--%s: not a fabric option", name);
 			break;
 		}
 		}

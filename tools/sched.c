@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_hdrcfg.h"
 #include "mp_ni.h"
 #include "mp_stream.h"
 

@@ -14,6 +14,7 @@
 
 #include "fuzz.h"
 #include "mp_config.h"
+#include "mp_hdrcfg.h"
 #include "mp_sim.h"
 #include "mp_record.h"
 #include "mp_stream.h"
