@@ -86,7 +86,8 @@ const struct mp_opt *mp_cfg_find_opt(const char *name)
 
 const char *mp_route_name(int route)
 {
-	return route >= 0 && route <= MP_RT_DEROUTE ? route_names[route] : "?";
+	return route >= MP_ROUTE_DET && route <= MP_ROUTE_DEROUTE ?
+	       route_names[route - MP_ROUTE_DET] : "?";
 }
 
 const char *mp_bp_name(int bp)
@@ -281,8 +282,11 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		int n = 0;
 		while (o->choices[n])
 			n++;
-		if (pick(val, o->choices, n, (int *)(void *)field, name, err) == 0)
+		int *v = (int *)(void *)field;
+		if (pick(val, o->choices, n, v, name, err) == 0) {
+			*v += (int)o->min; /* the value of the first name */
 			return 0;
+		}
 		if (strcmp(name, "route") == 0) /* name the alias too */
 			return mp_err_set(err, "--route: '%s' is not one of "
 					       "deterministic|best|adaptive|"
@@ -317,7 +321,7 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 	if (strcmp(c->family, "hex") != 0 && c->size < 3 && !c->rows)
 		return mp_err_set(err, "--size: %s needs a side of at least 3",
 				  c->family);
-	if (c->route == MP_RT_DEROUTE && strcmp(c->family, "torus") == 0)
+	if (c->route == MP_ROUTE_DEROUTE && strcmp(c->family, "torus") == 0)
 		return mp_err_set(err, "--route: derouting needs a six-link "
 				       "mesh (no no-farther directions on a torus)");
 	if (c->buffer_limit && c->buffer_limit > c->buffers)
@@ -347,7 +351,7 @@ static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
 		break;
 	case MP_OPT_CHOICE:
 		snprintf(buf, cap, "%s", o->choices[*(const int *)(const void *)
-						     field]);
+						     field - (int)o->min]);
 		break;
 	default:
 		if (strcmp(o->name, "topo") == 0)

@@ -13,9 +13,9 @@
 #include <stdint.h>
 
 #include "mp_net.h"
+#include "mp_record.h"
 #include "mp_util.h"
 
-enum mp_route { MP_RT_DET, MP_RT_BEST, MP_RT_DEROUTE };
 enum mp_bp { MP_BP_NONE, MP_BP_MESSAGE, MP_BP_DEST };
 enum mp_dl { MP_DL_NONE, MP_DL_HOPCOUNT };
 enum mp_pearb { MP_PE_FAIR, MP_PE_INJECT_FIRST, MP_PE_EJECT_FIRST };
@@ -27,7 +27,7 @@ struct mp_cfg {
 	char family[16];     /* hex, hexrect, torus */
 	unsigned size;       /* E_n for hex; side for hexrect and torus */
 	unsigned rows, cols; /* explicit RxC (0: size x size) */
-	int route;           /* enum mp_route */
+	int route;           /* enum mp_route (mp_record.h), not DEFAULT */
 	unsigned buffers;    /* packet buffers per node (central pool) */
 	unsigned packet_time;  /* units to move a packet over a port */
 	unsigned header_time;  /* header received and routed */

@@ -19,7 +19,7 @@
 enum mp_opt_type {
 	MP_OPT_UINT,   /* unsigned, within [min, max] */
 	MP_OPT_U64,    /* uint64_t, within [min, max] */
-	MP_OPT_CHOICE, /* int: the index of its name in choices */
+	MP_OPT_CHOICE, /* int: min + the index of its name in choices */
 	MP_OPT_SPECIAL /* parsed and printed by mp_config.c by name */
 };
 

@@ -59,7 +59,7 @@ struct pkt {
 	uint64_t t_inject;
 	uint16_t hops, deroutes;
 	uint8_t a;       /* deroutes still allowed */
-	uint8_t rt;      /* MP_RT_* */
+	uint8_t rt;      /* enum mp_route */
 	uint8_t best, nf; /* candidate directions at node; EJECT_BIT */
 	uint8_t state;
 	uint8_t pe;      /* ejecting through pe[pe] */
@@ -940,11 +940,11 @@ static void route(fabric *f, uint32_t i)
 		return;
 	}
 	switch (p->rt) {
-	case MP_RT_DET:
+	case MP_ROUTE_DET:
 		p->best = (uint8_t)(1u << (rt >> 24));
 		p->nf = 0;
 		break;
-	case MP_RT_BEST:
+	case MP_ROUTE_ADAPTIVE:
 		p->best = (uint8_t)(rt >> 8);
 		p->nf = 0;
 		break;
@@ -1075,7 +1075,7 @@ static void inj_decide(fabric *f, uint32_t x)
 	const struct mp_sim_msg *m = msg(f, mi);
 	uint32_t off = offset(f, x, m->dst);
 	unsigned d = f->rt[off] & 0xff;
-	unsigned a0 = m->rt == MP_RT_DEROUTE && d > 0 ? d - 1 : 0;
+	unsigned a0 = m->rt == MP_ROUTE_DEROUTE && d > 0 ? d - 1 : 0;
 
 	int why = admit(f, x, mi, m->dst,
 			f->cfg.deadlock == MP_DL_HOPCOUNT ? d + a0 : 0);
@@ -1185,7 +1185,7 @@ static void *packet_create(mp_sim *sim, const mp_net *net,
 		f->opp[d] = (uint8_t)mp_topo_opposite(f->topo, d);
 	if (cfg->deadlock == MP_DL_HOPCOUNT) {
 		unsigned D = mp_topo_diameter(f->topo);
-		unsigned need = cfg->route == MP_RT_DEROUTE ? 2 * D : D + 1;
+		unsigned need = cfg->route == MP_ROUTE_DEROUTE ? 2 * D : D + 1;
 		if (cfg->buffers < need) {
 			mp_err_set(err, "--deadlock hop-count needs at least %u "
 					"buffers on %s with %s routing", need, spec,
@@ -1655,7 +1655,7 @@ static const char *const dl_names[] = { "none", "hop-count", NULL };
 static const char *const retry_names[] = { "immediate", "notify", NULL };
 
 static const struct mp_opt packet_opts[] = {
-	{ "route", MP_OPT_CHOICE, CFG(route), 0, 0, mp_route_names,
+	{ "route", MP_OPT_CHOICE, CFG(route), MP_ROUTE_DET, 0, mp_route_names,
 	  "R", "deterministic | best (adaptive) | derouting", 0 },
 	{ "buffers", MP_OPT_UINT, CFG(buffers), 1, 1000000, NULL,
 	  "N", "packet buffers per node (central pool)", 0 },

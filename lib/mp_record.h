@@ -49,7 +49,18 @@ enum {
 enum { MP_CLASS_BE = 0, MP_CLASS_GT = 1 };
 enum { MP_GROUP_INDEP = 0, MP_GROUP_HOT = 1 };
 /* Per-message routing choice: the fabric's default, or forced. */
-enum { MP_ROUTE_DEFAULT = 0, MP_ROUTE_DET = 1, MP_ROUTE_ADAPTIVE = 2 };
+/*
+ * Routing strategies: one set of values for a message's mark in a stream
+ * (MP_ROUTE_DEFAULT: the fabric's own; a stream may force deterministic
+ * or adaptive routing, never derouting) and for the fabric's strategy
+ * (struct mp_cfg .route, named deterministic, best and derouting).
+ */
+enum mp_route {
+	MP_ROUTE_DEFAULT = 0,
+	MP_ROUTE_DET = 1,
+	MP_ROUTE_ADAPTIVE = 2,
+	MP_ROUTE_DEROUTE = 3
+};
 
 /* MP_REC_MSG and MP_REC_INJ: 40 bytes. */
 struct mp_msg {

@@ -430,8 +430,7 @@ int mp_sim_add(mp_sim *s, const struct mp_msg *in)
 	m->bytes = in->bytes;
 	m->cls = in->cls;
 	m->group = in->group;
-	m->rt = in->route == MP_ROUTE_DET ? MP_RT_DET :
-		in->route == MP_ROUTE_ADAPTIVE ? MP_RT_BEST : (uint8_t)s->cfg.route;
+	m->rt = in->route != MP_ROUTE_DEFAULT ? in->route : (uint8_t)s->cfg.route;
 	now = in->time;
 	if (s->util_asleep) {
 		uint64_t iv = s->o.util_interval;

@@ -145,7 +145,7 @@ struct mp_sim_msg {
 	uint32_t src, dst, packets, bytes;
 	uint32_t sent, delivered, hops;
 	uint32_t next_free;
-	uint8_t cls, group, rt; /* rt: MP_RT_* the message asks for */
+	uint8_t cls, group, rt; /* rt: enum mp_route, never DEFAULT */
 };
 
 /*
