@@ -38,6 +38,12 @@ static const struct preset presets[] = {
 	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
 	  "payload=16",
 	  "workload=uniform", "flit" },
+	{ "ncube", "indirect binary n-cube (butterfly) of 2x2 routers, "
+		   "synchronous units, FIFOs of B packets (Boughton)",
+	  "model=ncube topo=butterfly:2,3 fifo=2 arb=random sink=perfect "
+	  "packet-time=1 header-time=0 inject-setup=0 eject-setup=0 "
+	  "pe-port=separate payload=1",
+	  "workload=uniform arrival=bernoulli", "unit" },
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -60,11 +66,14 @@ const struct mp_opt mp_opt_driver[] = {
 
 const struct mp_opt mp_opt_network[] = {
 	{ "topo", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "SPEC",
-	  "hex:N, hexrect:RxC or torus:RxC", 0 },
+	  "hex:N, hexrect:RxC, torus:RxC, butterfly:A,D or crossbar:N", 0 },
 	{ "size", MP_OPT_SPECIAL, CFG(size), 0, 0, NULL, "N",
 	  "E_N for hex, N x N otherwise", MP_OPT_NOSHOW },
 	{ "family", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "F",
 	  "hex, hexrect or torus (presets)", MP_OPT_HIDDEN },
+	{ "stages", MP_OPT_SPECIAL, CFG(stages), 1, 24, NULL, "D",
+	  "butterfly of D stages (butterfly:A,D; 2x2 routers unless --topo "
+	  "set A)", MP_OPT_NOSHOW },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 }
 };
 
@@ -221,12 +230,46 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 
 	if (strcmp(name, "family") == 0) {
 		if (strcmp(val, "hex") && strcmp(val, "hexrect") &&
-		    strcmp(val, "torus"))
+		    strcmp(val, "torus") && strcmp(val, "butterfly") &&
+		    strcmp(val, "crossbar"))
 			return mp_err_set(err, "--family: '%s' is not one of "
-					       "hex|hexrect|torus", val);
+					       "hex|hexrect|torus|butterfly|"
+					       "crossbar", val);
 		snprintf(c->family, sizeof c->family, "%s", val);
 		c->rows = c->cols = 0;
 		return 0;
+	}
+	if (strcmp(name, "stages") == 0) {
+		/* --stages D: the butterfly of D stages, of 2x2 routers
+		 * unless a butterfly radix was set. */
+		unsigned d;
+		if (uns(val, 1, 24, &d, "stages", err) < 0)
+			return -1;
+		if (strcmp(c->family, "butterfly") != 0) {
+			snprintf(c->family, sizeof c->family, "butterfly");
+			c->size = 2;
+		}
+		c->rows = c->cols = 0;
+		c->stages = d;
+		return 0;
+	}
+	if (strcmp(name, "sink") == 0) {
+		/* perfect, or prob:Q with 0 < Q <= 1 */
+		double q;
+		char *end;
+		if (strcmp(val, "perfect") == 0) {
+			c->sink_q = 1;
+			return 0;
+		}
+		if (strncmp(val, "prob:", 5) == 0) {
+			q = strtod(val + 5, &end);
+			if (end != val + 5 && !*end && q > 0 && q <= 1) {
+				c->sink_q = q;
+				return 0;
+			}
+		}
+		return mp_err_set(err, "--sink: '%s' is not perfect or prob:Q "
+				       "with 0 < Q <= 1", val);
 	}
 	if (strcmp(name, "topo") == 0) {
 		/* "hex:6", "torus:8x4", or a family alone. */
@@ -239,13 +282,37 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		fam[fl] = '\0';
 		if (mp_cfg_set(c, "family", fam, err) < 0)
 			return mp_err_set(err, "--topo: unknown family in '%s' "
-					       "(hex:N, hexrect:RxC, torus:RxC)",
+					       "(hex:N, hexrect:RxC, torus:RxC, "
+					       "butterfly:A,D, crossbar:N)",
 					  val);
 		if (!colon)
 			return 0;
 		unsigned r, k;
 		char x;
 		int n = sscanf(colon + 1, "%u%c%u", &r, &x, &k);
+		if (strcmp(fam, "butterfly") == 0) {
+			/* butterfly:A,D (A x A routers, D stages) */
+			if (n == 3 && x == ',' && r >= 2 && r <= 128 &&
+			    strspn(colon + 1, "0123456789,") == strlen(colon + 1)) {
+				if (k < 1 || k > 24)
+					return mp_err_set(err, "--topo: '%s': "
+							       "1 to 24 stages",
+							  val);
+				c->size = r;
+				c->stages = k;
+				return 0;
+			}
+			return mp_err_set(err, "--topo: bad size in '%s' "
+					       "(butterfly:A,D)", val);
+		}
+		if (strcmp(fam, "crossbar") == 0) {
+			if (n == 1 &&
+			    strspn(colon + 1, "0123456789") == strlen(colon + 1))
+				return uns(colon + 1, 2, 256, &c->size, "topo",
+					   err);
+			return mp_err_set(err, "--topo: bad size in '%s' "
+					       "(crossbar:N)", val);
+		}
 		if (n == 1 && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
 			return uns(colon + 1, 2, 1000, &c->size, "topo", err);
 		} else if (n == 3 && x == 'x' && strcmp(fam, "hex") != 0 && r >= 3 &&
@@ -298,6 +365,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 
 mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err)
 {
+	if (strcmp(c->family, "butterfly") == 0)
+		return mp_net_make(c->family, c->size, c->stages, err);
+	if (strcmp(c->family, "crossbar") == 0)
+		return mp_net_make(c->family, c->size, 0, err);
 	if (strcmp(c->family, "hex") == 0)
 		return mp_net_make(c->family, c->size, 0, err);
 	return mp_net_make(c->family, c->rows ? c->rows : c->size,
@@ -308,6 +379,10 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 {
 	if (strcmp(c->family, "hex") == 0)
 		snprintf(buf, cap, "hex:%u", c->size);
+	else if (strcmp(c->family, "butterfly") == 0)
+		snprintf(buf, cap, "butterfly:%u,%u", c->size, c->stages);
+	else if (strcmp(c->family, "crossbar") == 0)
+		snprintf(buf, cap, "crossbar:%u", c->size);
 	else if (c->rows)
 		snprintf(buf, cap, "%s:%ux%u", c->family, c->rows, c->cols);
 	else
@@ -318,7 +393,8 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 {
 	if (strcmp(c->family, "hex") == 0 && c->size > 128)
 		return mp_err_set(err, "--size: hex meshes go up to E128");
-	if (strcmp(c->family, "hex") != 0 && c->size < 3 && !c->rows)
+	if ((strcmp(c->family, "hexrect") == 0 ||
+	     strcmp(c->family, "torus") == 0) && c->size < 3 && !c->rows)
 		return mp_err_set(err, "--size: %s needs a side of at least 3",
 				  c->family);
 	if (c->route == MP_ROUTE_DEROUTE && strcmp(c->family, "torus") == 0)
@@ -358,6 +434,10 @@ static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
 			mp_cfg_topo(c, buf, cap);
 		else if (strcmp(o->name, "model") == 0)
 			snprintf(buf, cap, "%s", c->model);
+		else if (strcmp(o->name, "sink") == 0 && c->sink_q >= 1)
+			snprintf(buf, cap, "perfect");
+		else if (strcmp(o->name, "sink") == 0)
+			snprintf(buf, cap, "prob:%.17g", c->sink_q);
 		else
 			snprintf(buf, cap, "?");
 		break;

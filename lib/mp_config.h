@@ -24,8 +24,9 @@ enum mp_retry { MP_RETRY_IMMEDIATE, MP_RETRY_NOTIFY };
 struct mp_cfg {
 	char preset[32];
 	char model[16];      /* switch model by name (mp_model.h) */
-	char family[16];     /* hex, hexrect, torus */
-	unsigned size;       /* E_n for hex; side for hexrect and torus */
+	char family[16];     /* hex, hexrect, torus, butterfly, crossbar */
+	unsigned size;       /* E_n for hex; side for hexrect and torus;
+				radix A of butterfly; N of crossbar */
 	unsigned rows, cols; /* explicit RxC (0: size x size) */
 	int route;           /* enum mp_route (mp_record.h), not DEFAULT */
 	unsigned buffers;    /* packet buffers per node (central pool) */
@@ -45,7 +46,15 @@ struct mp_cfg {
 	int pe_arb;          /* enum mp_pearb */
 	int retry;           /* enum mp_retry: when a refused packet tries again */
 	unsigned payload;    /* payload bytes per packet (segmentation) */
+	/* The synchronous multistage model (mp_ncube.c). */
+	unsigned stages;     /* butterfly: stages D (A^D terminals) */
+	unsigned fifo;       /* packets per router input FIFO (B) */
+	int arb;             /* enum mp_arb */
+	double sink_q;       /* sink accepts with this probability per
+				unit; 1: perfect */
 };
+
+enum mp_arb { MP_ARB_RANDOM, MP_ARB_RR };
 
 /* Set c to the built-in defaults (those of the po2 preset). */
 void mp_cfg_init(struct mp_cfg *c);

@@ -38,6 +38,8 @@ struct mp_model_ops {
 	/* The options of struct mp_cfg the model reads (mp_opt.h); the
 	 * others of other models do not apply to it. */
 	const struct mp_opt *opts;
+	/* What the model offers beyond the contract: MP_MODEL_* below. */
+	unsigned caps;
 	/* Build the model on the network net (the driver's, read-only,
 	 * alive until the model is freed) for cfg in the driver sim.
 	 * Returns the model, or NULL with a message in err (a network or
@@ -77,8 +79,17 @@ struct mp_model_ops {
 	void (*free)(void *m);
 };
 
+/* caps: the model generates Boughton's model sources itself (struct
+ * mp_sim_opts source_p, source_n); it can start with full buffers
+ * (prefill). */
+#define MP_MODEL_SOURCES 1u
+#define MP_MODEL_PREFILL 2u
+
 /* The packet-level virtual cut-through model (lib/mp_packet.c). */
 extern const struct mp_model_ops mp_model_packet;
+
+/* The synchronous multistage model of SPEC 3.4 (lib/mp_ncube.c). */
+extern const struct mp_model_ops mp_model_ncube;
 
 /* The model named name, or NULL. */
 const struct mp_model_ops *mp_model_find(const char *name);

@@ -113,6 +113,14 @@ mp_sim *mp_sim_new(const struct mp_model_ops *model, const struct mp_cfg *cfg,
 		model = mp_model_at(0);
 	if (mp_cfg_check(cfg, err) < 0)
 		return NULL;
+	if ((opts->prefill && !(model->caps & MP_MODEL_PREFILL)) ||
+	    (opts->source_n && !(model->caps & MP_MODEL_SOURCES))) {
+		mp_err_set(err, "--model %s: no %s", model->name,
+			   opts->prefill ? "--prefill (it starts empty)"
+					 : "model sources (give it a message "
+					   "stream)");
+		return NULL;
+	}
 	mp_sim *s = calloc(1, sizeof *s);
 	if (!s) {
 		mp_err_set(err, "out of memory");
@@ -463,6 +471,8 @@ int mp_sim_offer(mp_sim *s, const struct mp_msg *m)
 void mp_sim_input_done(mp_sim *s)
 {
 	uint64_t now = now_of(s);
+	if (s->input_done)
+		return;
 	s->input_done = 1;
 	/* Mark the end of the input in the output: what lstat measures as
 	 * accepted throughput ends here, before the drain. */
