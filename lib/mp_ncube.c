@@ -570,7 +570,7 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 		mp_net_term_in(net, t, &sw, &port);
 		m->in0[t] = sw * m->A + port;
 		mp_rng_seed(&m->sinkrng[t], o->seed, (UINT64_C(1) << 40) + t);
-		mp_rng_seed(&m->genrng[t], o->seed, (UINT64_C(2) << 40) + t);
+		mp_rng_seed(&m->genrng[t], o->source_seed, t);
 	}
 	if (m->gen_n) {
 		if (!(m->P > 0 && m->P <= 1)) {

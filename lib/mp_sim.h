@@ -53,6 +53,7 @@ struct mp_sim_opts {
 	 * (mp_sim_input_done) at the last one. */
 	double source_p;
 	uint64_t source_n;
+	uint64_t source_seed;    /* their destinations and gaps */
 };
 
 /* Fill opts with defaults suited to cfg. */

@@ -318,13 +318,24 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 		return 0;
 	}
 	if (strcmp(name, "arrival") == 0) {
+		if (val && strncmp(val, "model:", 6) == 0) {
+			char *end;
+			double p = strtod(val + 6, &end);
+			if (end == val + 6 || *end || !(p > 0 && p <= 1))
+				return mp_err_set(err, "--arrival: model:P needs "
+						       "0 < P <= 1, not '%s'",
+						  val + 6);
+			c->arrival = MP_ARR_MODEL;
+			c->model_p = p;
+			return 0;
+		}
 		for (int i = 0; i < 4; i++)
 			if (val && strcmp(val, arrival_names[i]) == 0) {
 				c->arrival = i;
 				return 0;
 			}
 		return mp_err_set(err, "--arrival: '%s' is not one of poisson|"
-				       "geometric|saturated|bernoulli",
+				       "geometric|saturated|bernoulli|model:P",
 				  val ? val : "");
 	}
 	if (strcmp(name, "dest") == 0)
@@ -644,6 +655,16 @@ static int setup_sources(mp_workload *w, mp_err *err)
 	int gt = c->gt_load > 0;
 	double load = c->load;
 
+	if (c->arrival == MP_ARR_MODEL) {
+		/* Closed loop: netrun's model makes the messages. */
+		if (c->dest != MP_DST_UNIFORM || c->hot_spots || c->hot_nlist ||
+		    c->gt_load > 0 || c->gt_share > 0 || c->adaptive_share > 0 ||
+		    c->short_max != 1 || (c->long_share > 0 && c->long_len != 1))
+			return mp_err_set(err, "--arrival model:P: single-packet "
+					       "messages to uniform destinations "
+					       "only (--workload uniform)");
+		return 0;
+	}
 	if (load == 0) {
 		if (c->arrival != MP_ARR_SATURATED)
 			return mp_err_set(err, "give --load (the offered load)");
@@ -1133,6 +1154,8 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 
 int mp_workload_next(mp_workload *w, struct mp_msg *msg)
 {
+	if (w->c.arrival == MP_ARR_MODEL && !w->c.replay)
+		return 0;
 	return w->c.replay ? replay_next(w, msg) : gen_next(w, msg);
 }
 
@@ -1216,9 +1239,14 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 		return rc ? -1 : 0;
 	}
 	rc |= mp_hdr_set(h, "workload", c->workload);
-	rc |= mp_hdr_setf(h, "load", "%g",
-			  c->load > 0 ? c->load : 1.0);
-	rc |= mp_hdr_set(h, "arrival", arrival_names[c->arrival]);
+	if (c->arrival == MP_ARR_MODEL) {
+		rc |= mp_hdr_setf(h, "load", "%.9g", c->model_p);
+		rc |= mp_hdr_setf(h, "arrival", "model:%.9g", c->model_p);
+	} else {
+		rc |= mp_hdr_setf(h, "load", "%g",
+				  c->load > 0 ? c->load : 1.0);
+		rc |= mp_hdr_set(h, "arrival", arrival_names[c->arrival]);
+	}
 	static const char *const dn[] = { "uniform", "transpose", "bitcomp",
 					  "neighbor" };
 	if (c->dest == MP_DST_DISTANCE)

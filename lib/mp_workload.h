@@ -35,7 +35,10 @@ enum mp_wl_arrival {
 	MP_ARR_POISSON,   /* exponential inter-arrival, continuous clock */
 	MP_ARR_GEOMETRIC, /* a Bernoulli trial per unit */
 	MP_ARR_SATURATED, /* deterministic, back to back at the PE port */
-	MP_ARR_BERNOULLI  /* Boughton's model source: same as geometric */
+	MP_ARR_BERNOULLI, /* Bernoulli trials per unit: same as geometric */
+	MP_ARR_MODEL      /* Boughton's model source (model:P): closed
+			     loop, so no messages here; the stream
+			     declares it and netrun's model generates it */
 };
 
 /* Destination rules. */
@@ -57,6 +60,7 @@ struct mp_wl_cfg {
 	double load;           /* offered load (SPEC 3.1 rule); 0: not set */
 	double hot_load;       /* hot senders' load; 0: same as load */
 	int arrival;           /* enum mp_wl_arrival */
+	double model_p;        /* MP_ARR_MODEL: probability per unit */
 	int dest;              /* enum mp_wl_dest */
 	unsigned dest_k;       /* hops for MP_DST_DISTANCE */
 	unsigned short_min, short_max; /* short lengths, uniform in range */
@@ -137,8 +141,10 @@ int mp_workload_start(mp_workload *w, mp_err *err);
 
 /*
  * The next message (tag MP_REC_MSG, ids 0, 1, 2, ...) in non-decreasing
- * time order into *msg. Returns 1; 0 at the end of a replayed trace
- * (generation never ends); -1 on a bad trace row, with the message from
+ * time order into *msg. Returns 1; 0 at the end of a replayed trace, and
+ * at once for model sources (MP_ARR_MODEL: the stream only declares
+ * them); other generation never ends. -1 on a bad trace row, with the
+ * message from
  * mp_workload_error ("<trace>: line N: what").
  */
 int mp_workload_next(mp_workload *w, struct mp_msg *msg);

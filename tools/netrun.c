@@ -68,6 +68,7 @@ static void usage(FILE *fp)
 "  -k, --keep-going       on saturation, mark the run and go on (exit 0)\n"
 "  --max-backlog P        saturated past P packets queued per node\n"
 "  --no-packets           do not write per-packet records\n"
+"  --prefill              start with every buffer full (ncube model)\n"
 "  -o, --output FILE      write to FILE instead of standard output\n"
 "  -q, --quiet            no progress display\n"
 "  --raw                  write uncompressed\n"
@@ -81,7 +82,8 @@ static void usage(FILE *fp)
 
 enum {
 	O_CHECK_INTERVAL = 256, O_DEADLOCK_TIME, O_EAGER_RETRIES, O_LIST_MODELS,
-	O_MAX_BACKLOG, O_NO_PACKETS, O_PRESET, O_RAW, O_SEED, O_SELF_CHECK,
+	O_MAX_BACKLOG, O_NO_PACKETS, O_PREFILL, O_PRESET, O_RAW, O_SEED,
+	O_SELF_CHECK,
 	O_SHOW_CONFIG, O_UTIL_INTERVAL
 };
 
@@ -95,6 +97,7 @@ static const struct option runopts[] = {
 	{ "max-backlog", required_argument, NULL, O_MAX_BACKLOG },
 	{ "no-packets", no_argument, NULL, O_NO_PACKETS },
 	{ "output", required_argument, NULL, 'o' },
+	{ "prefill", no_argument, NULL, O_PREFILL },
 	{ "preset", required_argument, NULL, O_PRESET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "raw", no_argument, NULL, O_RAW },
@@ -178,6 +181,7 @@ int main(int argc, char **argv)
 	const char *outpath = NULL;
 	mp_err err;
 	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0;
+	int prefill = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
 
@@ -244,6 +248,9 @@ int main(int argc, char **argv)
 		case O_NO_PACKETS:
 			no_packets = 1;
 			break;
+		case O_PREFILL:
+			prefill = 1;
+			break;
 		case O_PRESET:
 			break;
 		case O_RAW:
@@ -300,6 +307,7 @@ int main(int argc, char **argv)
 	fo.no_packets = no_packets;
 	fo.eager_retries = eager;
 	fo.self_check = self_check;
+	fo.prefill = prefill;
 	if (have_util)
 		fo.util_interval = util_iv;
 	if (have_check)
@@ -322,6 +330,23 @@ int main(int argc, char **argv)
 	struct mp_ni_policy pol;
 	if (mp_ni_policy_read(ih, &pol, &err) < 0)
 		mp_die("%s: %s", in, err.msg);
+
+	/* Boughton's model source (wlgen --arrival model:P): closed loop,
+	 * so the stream only declares it and the model generates it. */
+	const char *arr = mp_hdr_get(ih, "arrival");
+	if (arr && strncmp(arr, "model:", 6) == 0) {
+		char *end;
+		fo.source_p = strtod(arr + 6, &end);
+		if (end == arr + 6 || *end || !(fo.source_p > 0 &&
+						fo.source_p <= 1))
+			mp_die("%s: header: bad arrival '%s'", in, arr);
+		if (mp_hdr_get_u64(ih, "messages", &fo.source_n) < 0 ||
+		    !fo.source_n)
+			mp_die("%s: header: model sources without a message "
+			    "count (wlgen -n)", in);
+		if (mp_hdr_get_u64(ih, "seed", &fo.source_seed) < 0)
+			fo.source_seed = 1;
+	}
 
 	struct out out = { NULL };
 	mp_sim *f = mp_sim_new(mp_model_find(cfg.model), &cfg, &pol, &fo, emit, &out, &err);
@@ -381,6 +406,9 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	/* Model sources end the input themselves, at their last message. */
+	if (st == MP_SIM_OK && fo.source_n)
+		st = mp_sim_run(f, UINT64_MAX);
 	if (st == MP_SIM_OK) {
 		mp_sim_input_done(f);
 		st = mp_sim_run(f, UINT64_MAX);

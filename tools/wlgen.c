@@ -29,9 +29,11 @@ static const char synopsis[] =
 	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n";
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
-	"  --preset NAME        fabric and workload preset (po2, fedx, torus;\n"
+	"  --preset NAME        fabric and workload preset (po2, fedx, torus, ncube;\n"
 	"                       default po2); options override it\n"
-	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8\n"
+	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8,\n"
+	"                       butterfly:A,D, crossbar:N\n"
+	"  --stages D           butterfly of D stages of 2x2 routers (preset ncube)\n"
 	"  --nodes N            fail unless the fabric has N nodes\n"
 	"  -n, --messages N     stop after N messages\n"
 	"  --duration T         stop at time T (units of the preset)\n"
@@ -41,7 +43,8 @@ static const char options_text[] =
 	"  --long P             percentage of long messages (10 or 10%)\n"
 	"  --short-min K, --short-max K, --long-len K   message lengths, packets\n"
 	"  --payload B          payload bytes per packet (preset: 128)\n"
-	"  --arrival A          poisson, geometric, saturated, bernoulli\n"
+	"  --arrival A          poisson, geometric, saturated, bernoulli, or\n"
+	"                       model:P (Boughton's source, made by netrun)\n"
 	"  --dest D             uniform, transpose, bitcomp, neighbor, distance:K\n"
 	"  --hot-spots K        K hot destination nodes chosen from the seed\n"
 	"  --hot-nodes LIST     the hot nodes, e.g. 3,17,40\n"
@@ -233,6 +236,7 @@ int main(int argc, char *argv[])
 		{ "short-max", required_argument, NULL, O_WL },
 		{ "short-min", required_argument, NULL, O_WL },
 		{ "size", required_argument, NULL, O_FABRIC },
+		{ "stages", required_argument, NULL, O_FABRIC },
 		{ "time-scale", required_argument, NULL, O_WL },
 		{ "topo", required_argument, NULL, O_FABRIC },
 		{ "uniform", no_argument, NULL, O_WL },
@@ -347,6 +351,9 @@ int main(int argc, char *argv[])
 	}
 	if (!wc.replay && !has_n && !has_dur)
 		usage_error("give -n or --duration");
+	if (!wc.replay && wc.arrival == MP_ARR_MODEL && !has_n)
+		usage_error("--arrival model:P: give -n (the messages the model "
+			    "sources make in netrun)");
 
 	pid_t unzip = -1;
 	if (wc.replay && wc.replay_fmt == MP_WL_NETRACE &&
