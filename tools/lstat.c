@@ -31,8 +31,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lstat [-hq] [--by length|packets|class|group|src|dst|hops]\n"
-		"             [--csv | --plot | --prov] [--warmup N] "
-		"[--warmup-time T] [file]\n");
+		"             [--csv | --plot | --prov] [--slow-inputs K] "
+		"[--warmup N]\n"
+		"             [--warmup-time T] [file]\n");
 }
 
 static void help(void)
@@ -48,6 +49,8 @@ static void help(void)
 	      "  --plot            whitespace-separated columns for gnuplot\n"
 	      "  --prov            print only the provenance entries\n"
 	      "  -q, --quiet       no provenance under the text table\n"
+	      "  --slow-inputs K   slow_time and slow_rate: periods in which\n"
+	      "                    every input router accepts K packets\n"
 	      "  --warmup N        discard messages with id < N and their packets\n"
 	      "  --warmup-time T   discard messages that arrived and packets\n"
 	      "                    injected before time T\n",
@@ -435,8 +438,10 @@ enum {
 	K_HOPS, K_PEU, K_INTU, K_OFFERED, K_MSD, K_MCV, K_MMIN, K_MP50, K_MP90,
 	K_MP99, K_MP999, K_MMAX, K_NCI, K_PCI, K_PSD, K_PCV, K_PP50, K_PP90,
 	K_PP999, K_PMAX, K_STATUS, K_RAW, K_NSD, K_PMIN, K_WSTART, K_WEND,
-	K_USTART, K_UEND, NCOL
+	K_USTART, K_UEND, K_SLOWT, K_SLOWR, NCOL
 };
+/* Columns without --slow-inputs: all but the last two. */
+static int ncols = NCOL - 2;
 
 static const struct col cols[NCOL] = {
 	[K_GROUP] = { "group", "group", 0, 0 },
@@ -476,14 +481,19 @@ static const struct col cols[NCOL] = {
 	[K_WEND] = { "window_end", NULL, 0, 0 },
 	[K_USTART] = { "util_start", NULL, 0, 0 },
 	[K_UEND] = { "util_end", NULL, 0, 0 },
+	[K_SLOWT] = { "slow_time", "slow_time", 3, 2 },
+	[K_SLOWR] = { "slow_rate", "slow_rate", 6, 4 },
 };
 
 /* Columns of the text table, in order. */
 static const int text_cols[] = {
 	K_GROUP, K_MSGS, K_PKTS, K_THRU, K_RAW, K_MLAT, K_MCI, K_MSD, K_MCV,
 	K_MP50, K_MP99, K_NLAT, K_PLAT, K_PP99, K_HOPS, K_PEU, K_INTU,
+	K_SLOWT, K_SLOWR
 };
 #define NTEXT (sizeof text_cols / sizeof text_cols[0])
+/* Text columns shown: without --slow-inputs, all but the last two. */
+static size_t ntext = NTEXT - 2;
 
 /* What every row shares: the run, the window, the utilization. */
 struct global {
@@ -495,6 +505,7 @@ struct global {
 	int have_ut;
 	uint64_t ut1, ut2;
 	const char *status;
+	double slow_time, slow_rate; /* --slow-inputs */
 };
 
 static double ratio(double a, double b)
@@ -508,6 +519,8 @@ static void row_values(const struct acc *a, const struct global *g,
 	for (int k = 0; k < NCOL; k++)
 		v[k] = NAN;
 	v[K_MSGS] = (double)a->msgs;
+	v[K_SLOWT] = g->slow_time;
+	v[K_SLOWR] = g->slow_rate;
 	v[K_PKTS] = (double)a->pkts;
 	if (g->have_window && g->wend > g->wstart && g->nodes > 0) {
 		v[K_RAW] = (double)(g->marked ? a->wpkts : a->pkts) /
@@ -586,22 +599,22 @@ static void print_text(const struct row *rows, size_t n,
 	size_t w[NTEXT];
 	char buf[CELL];
 
-	for (size_t j = 0; j < NTEXT; j++)
+	for (size_t j = 0; j < ntext; j++)
 		w[j] = strlen(cols[text_cols[j]].title);
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < NTEXT; j++) {
+		for (size_t j = 0; j < ntext; j++) {
 			cell(buf, sizeof buf, text_cols[j], rows[i].name,
 			     rows[i].v, g, 1);
 			size_t len = buf[0] ? strlen(buf) : 1;
 			if (len > w[j])
 				w[j] = len;
 		}
-	for (size_t j = 0; j < NTEXT; j++)
+	for (size_t j = 0; j < ntext; j++)
 		printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
 		       cols[text_cols[j]].title);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < NTEXT; j++) {
+		for (size_t j = 0; j < ntext; j++) {
 			cell(buf, sizeof buf, text_cols[j], rows[i].name,
 			     rows[i].v, g, 1);
 			printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
@@ -618,11 +631,11 @@ static void print_sep(const struct row *rows, size_t n,
 
 	if (!csv)
 		fputs("# ", stdout);
-	for (int k = 0; k < NCOL; k++)
+	for (int k = 0; k < ncols; k++)
 		printf("%s%s", k ? (csv ? "," : " ") : "", cols[k].name);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < NCOL; k++) {
+		for (int k = 0; k < ncols; k++) {
 			cell(buf, sizeof buf, k, rows[i].name, rows[i].v, g, 0);
 			if (!csv && buf[0] == '\0')
 				strcpy(buf, "-");
@@ -647,6 +660,88 @@ static void finish_stdout(void)
 		die("stdout: write failed: %s", strerror(errno));
 }
 
+/* ---- slow inputs ---- */
+
+/* Acceptance times by input router. */
+struct acc_times {
+	struct { uint64_t *t; size_t n, cap; } *r;
+	size_t nr;
+};
+
+static void times_add(struct acc_times *a, uint64_t router, uint64_t t)
+{
+	if (router >= a->nr) {
+		size_t nr = a->nr ? a->nr : 64;
+		while (nr <= router)
+			nr *= 2;
+		a->r = realloc(a->r, nr * sizeof *a->r);
+		if (!a->r)
+			die("out of memory");
+		memset(a->r + a->nr, 0, (nr - a->nr) * sizeof *a->r);
+		a->nr = nr;
+	}
+	if (a->r[router].n == a->r[router].cap) {
+		size_t cap = a->r[router].cap ? 2 * a->r[router].cap : 64;
+		uint64_t *p = realloc(a->r[router].t, cap * sizeof *p);
+		if (!p)
+			die("out of memory");
+		a->r[router].t = p;
+		a->r[router].cap = cap;
+	}
+	a->r[router].t[a->r[router].n++] = t;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Cut [start, end) into periods: each ends when every input router
+ * that accepted anything has accepted k packets since it began (the
+ * slowest one's k-th acceptance, plus its unit). Returns the mean
+ * period length (NaN when no period fits), the count in *np.
+ */
+static double slow_periods(struct acc_times *a, uint64_t k, uint64_t start,
+			   uint64_t end, uint64_t *np)
+{
+	size_t nr = 0;
+	for (size_t i = 0; i < a->nr; i++)
+		if (a->r[i].n) {
+			qsort(a->r[i].t, a->r[i].n, sizeof *a->r[i].t, cmp_u64);
+			nr++;
+		}
+	size_t *idx = calloc(a->nr ? a->nr : 1, sizeof *idx);
+	if (!idx)
+		die("out of memory");
+	uint64_t t0 = start, periods = 0;
+	double sum = 0;
+	for (int go = nr > 0; go;) {
+		uint64_t t1 = 0;
+		for (size_t i = 0; i < a->nr && go; i++) {
+			if (!a->r[i].n)
+				continue;
+			while (idx[i] < a->r[i].n && a->r[i].t[idx[i]] < t0)
+				idx[i]++;
+			if (idx[i] + k > a->r[i].n ||
+			    a->r[i].t[idx[i] + k - 1] >= end)
+				go = 0;
+			else if (a->r[i].t[idx[i] + k - 1] + 1 > t1)
+				t1 = a->r[i].t[idx[i] + k - 1] + 1;
+		}
+		if (!go)
+			break;
+		sum += (double)(t1 - t0);
+		periods++;
+		t0 = t1;
+	}
+	free(idx);
+	if (np)
+		*np = periods;
+	return periods ? sum / (double)periods : NAN;
+}
+
 /* ---- main ---- */
 
 static const char *const status_names[] = { "ok", "saturated", "deadlock",
@@ -668,6 +763,7 @@ int main(int argc, char *argv[])
 		{ "plot", no_argument, NULL, 'p' },
 		{ "prov", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "slow-inputs", required_argument, NULL, 'S' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "warmup-time", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
@@ -675,7 +771,7 @@ int main(int argc, char *argv[])
 	enum by by = BY_NONE;
 	enum out out = OUT_TEXT;
 	int nout = 0, quiet = 0, have_wn = 0, have_wt = 0, c;
-	uint64_t warm_n = 0, warm_t = 0;
+	uint64_t warm_n = 0, warm_t = 0, slow_k = 0;
 	mp_err err;
 
 	opterr = 0;
@@ -713,6 +809,16 @@ int main(int argc, char *argv[])
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'S':
+			if (mp_parse_u64(optarg, 1, UINT32_MAX, &slow_k,
+					 "--slow-inputs", &err) < 0) {
+				fprintf(stderr, "%s: %s\n", prog, err.msg);
+				usage(stderr);
+				return 2;
+			}
+			ncols = NCOL;
+			ntext = NTEXT;
 			break;
 		case 'w':
 		case 'W':
@@ -787,6 +893,21 @@ int main(int argc, char *argv[])
 		    mp_hdr_get(h, "pe_time"));
 	if (mp_hdr_get(h, "load") && mp_hdr_get_double(h, "load", &offered) < 0)
 		die("%s: header: bad load '%s'", input, mp_hdr_get(h, "load"));
+
+	/* The synchronous model's throughput is Boughton's: packets
+	 * accepted (injected) in the window, not ejected in it. */
+	const char *fmodel = mp_hdr_get(h, "fabric.model");
+	int acc_rule = fmodel && strcmp(fmodel, "ncube") == 0;
+	/* --slow-inputs: an input router is a first-stage router of A
+	 * inputs in a butterfly:A,D (else each input alone). */
+	unsigned slow_a = 1;
+	const char *topo = mp_hdr_get(h, "topology");
+	if (topo && strncmp(topo, "butterfly:", 10) == 0 &&
+	    sscanf(topo + 10, "%u", &slow_a) != 1)
+		slow_a = 1;
+	if (slow_a < 1)
+		slow_a = 1;
+	struct acc_times slow = { 0 };
 
 	/* Fixed groupings have all their rows from the start. */
 	if (by == BY_LENGTH || by == BY_CLASS || by == BY_GROUP) {
@@ -866,16 +987,20 @@ int main(int argc, char *argv[])
 			int kept = !((have_wn && p->msg < warm_n) ||
 				     (have_wt && p->t_inject < warm_t));
 			uint64_t lat = p->t_eject - p->t_inject;
+			int early = !mark || (acc_rule && p->t_inject < mark_t);
 			if (kept) {
 				kept_pkt++;
-				acc_pkt(all, lat, p->hops, !mark);
+				acc_pkt(all, lat, p->hops, early);
+				if (slow_k)
+					times_add(&slow, p->src / slow_a,
+						  p->t_inject);
 			}
 			if (join) {
 				struct pend *e = pend_find(p->msg);
 				if (!e)
 					e = pend_insert(p->msg);
 				if (kept)
-					pend_push(e, lat, p->hops, !mark);
+					pend_push(e, lat, p->hops, early);
 				break;
 			}
 			if (!kept || by == BY_NONE)
@@ -889,7 +1014,7 @@ int main(int argc, char *argv[])
 			case BY_HOPS: key = p->hops; break;
 			default: break;
 			}
-			acc_pkt(group(key), lat, p->hops, !mark);
+			acc_pkt(group(key), lat, p->hops, early);
 			break;
 		}
 		case MP_REC_UTIL:
@@ -970,6 +1095,12 @@ int main(int argc, char *argv[])
 		 * input; measure to the last delivery instead. */
 		util[0].have_mark = util[1].have_mark = 0;
 	}
+	g.slow_time = g.slow_rate = NAN;
+	if (slow_k && g.have_window) {
+		double st = slow_periods(&slow, slow_k, g.wstart, g.wend, NULL);
+		g.slow_time = st;
+		g.slow_rate = (double)slow_k / (slow_a * st);
+	}
 	g.peu = g.intu = NAN;
 	int whole[2] = { 0, 0 };
 	if (g.have_window) {
@@ -1040,7 +1171,8 @@ int main(int argc, char *argv[])
 				printf(" (unit: %s)", unit);
 			if (g.marked)
 				printf(", to the last arrival (throughput: packets "
-				       "ejected by then)");
+				       "%s by then)", acc_rule ? "accepted"
+							       : "ejected");
 			if (g.have_ut)
 				printf("; utilization over [%llu, %llu]%s",
 				       (unsigned long long)g.ut1,
@@ -1071,6 +1203,18 @@ int main(int argc, char *argv[])
 			printf("# note: %llu packets were not followed by their "
 			       "message's delivery record: counted in all only\n",
 			       (unsigned long long)unmatched);
+		if (slow_k) {
+			uint64_t np = 0;
+			if (g.have_window)
+				slow_periods(&slow, slow_k, g.wstart, g.wend, &np);
+			printf("# slow inputs: %llu periods in which every input "
+			       "router (%u input%s) accepted %llu packets; "
+			       "slow_time the mean length of a period, slow_rate "
+			       "%llu / (%u slow_time)\n",
+			       (unsigned long long)np, slow_a, slow_a > 1 ? "s" : "",
+			       (unsigned long long)slow_k,
+			       (unsigned long long)slow_k, slow_a);
+		}
 		if (isnan(pe_time))
 			printf("# note: no pe_time in the header: throughput in "
 			       "load units unknown\n");

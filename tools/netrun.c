@@ -44,12 +44,19 @@ static void usage_table(FILE *fp, const struct mp_opt *t)
 
 static void usage(FILE *fp)
 {
+	/* After an error, the synopsis alone: the message is the news. */
+	if (fp == stderr) {
+		fputs("usage: netrun [options] [file]\n"
+		      "Try 'netrun -h' for the options.\n", fp);
+		return;
+	}
 	fprintf(fp,
 "usage: netrun [options] [file]\n"
 "Simulate a fabric on a message stream (from wlgen or sched) read from\n"
 "file or standard input; write deliveries to standard output.\n"
 "\n"
-"  --preset NAME          po2 (default), fedx or torus; other options override\n"
+"  --preset NAME          po2 (default), fedx, torus or ncube; other options\n"
+"                         override it\n"
 "  --list-models          print the models and exit\n"
 "  --show-config          print the effective configuration and exit\n");
 	usage_table(fp, mp_opt_driver);
