@@ -397,6 +397,15 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 	     strcmp(c->family, "torus") == 0) && c->size < 3 && !c->rows)
 		return mp_err_set(err, "--size: %s needs a side of at least 3",
 				  c->family);
+	if (strcmp(c->family, "butterfly") == 0) {
+		uint64_t n = 1;
+		for (unsigned i = 0; i < c->stages && n <= (1u << 20); i++)
+			n *= c->size;
+		if (c->stages < 1 || n > (1u << 20))
+			return mp_err_set(err, "--stages: butterfly:%u,%u has more "
+					       "than 2^20 inputs", c->size,
+					  c->stages);
+	}
 	if (c->route == MP_ROUTE_DEROUTE && strcmp(c->family, "torus") == 0)
 		return mp_err_set(err, "--route: derouting needs a six-link "
 				       "mesh (no no-farther directions on a torus)");

@@ -428,15 +428,20 @@ static void prefill(ncube *m)
 	if (m->xbar)
 		return;
 	for (unsigned s = 0; s < m->D; s++)
-		for (uint32_t line = 0; line < m->n; line++) {
-			uint32_t qi = s * m->n + line;
+		for (uint32_t qi = s * m->n; qi < (s + 1) * m->n; qi++) {
+			/* The FIFO's line: the stages before fixed its low s
+			 * digits, which its packets' destinations share. */
+			uint32_t w = qi / m->A - s * m->W, j = qi % m->A;
+			uint32_t pw = m->pw[s];
+			uint32_t line = w / pw * pw * m->A + j * pw + w % pw;
 			for (unsigned b = 0; b < m->B; b++) {
 				struct mp_msg msg;
 				memset(&msg, 0, sizeof msg);
 				msg.tag = MP_REC_MSG;
 				msg.id = id++;
 				msg.src = line; /* nominal: the FIFO's line */
-				msg.dst = (uint32_t)mp_rng_below(&r, m->n);
+				msg.dst = line % pw + pw * (uint32_t)
+					  mp_rng_below(&r, m->n / pw);
 				msg.packets = 1;
 				msg.bytes = m->payload;
 				msg.route = MP_ROUTE_DEFAULT;

@@ -430,6 +430,22 @@ netrun --max-backlog 0|netrun: --max-backlog: 0 is too small (at least 1)
 netrun --seed -1|netrun: --seed: '-1' is not an unsigned integer
 netrun --util-interval 0|netrun: --util-interval: 0 is too small (at least 1)
 netrun --inject-timeout -5|netrun: --inject-timeout: '-5' is not an unsigned integer
+netrun --preset ncube --fifo 0|netrun: --fifo: 0 is too small (at least 1)
+netrun --preset ncube --fifo -1|netrun: --fifo: '-1' is not an unsigned integer
+netrun --preset ncube --stages 0|netrun: --stages: 0 is too small (at least 1)
+netrun --preset ncube --stages 25|netrun: --stages: 25 is too large (at most 24)
+netrun --preset ncube --stages 21|netrun: --stages: butterfly:2,21 has more than 2^20 inputs
+netrun --preset ncube --topo butterfly:2,0|netrun: --topo: 'butterfly:2,0': 1 to 24 stages
+netrun --preset ncube --topo butterfly:4,11|netrun: --stages: butterfly:4,11 has more than 2^20 inputs
+netrun --preset ncube --topo crossbar:1|netrun: --topo: 1 is too small (at least 2)
+netrun --preset ncube --sink prob:nan|netrun: --sink: 'prob:nan' is not perfect or prob:Q with 0 < Q <= 1
+netrun --preset ncube --sink prob:0|netrun: --sink: 'prob:0' is not perfect or prob:Q with 0 < Q <= 1
+netrun --preset ncube --arb coin|netrun: --arb: 'coin' is not one of random|rr
+wlgen --preset ncube --arrival model:2 -n 5|wlgen: --arrival: model:P needs 0 < P <= 1, not '2'
+wlgen --preset ncube --arrival model:nan -n 5|wlgen: --arrival: model:P needs 0 < P <= 1, not 'nan'
+wlgen --preset ncube --stages 0 --load 0.5 -n 5|wlgen: --stages: 0 is too small (at least 1)
+wlgen --preset ncube --nodes 1000 --load 0.5 -n 5|wlgen: --nodes: the fabric (butterfly:2,3) has 8 nodes, not 1000
+lstat --slow-inputs 0|lstat: --slow-inputs: 0 is too small (at least 1)
 lstat --warmup -1|lstat: --warmup: '-1' is not an unsigned integer
 lstat --warmup nan|lstat: --warmup: 'nan' is not an unsigned integer
 lstat --warmup 18446744073709551616|lstat: --warmup: 18446744073709551616 is too large (at most 18446744073709551615)

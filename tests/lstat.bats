@@ -270,3 +270,28 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[ "$st" = saturated ]
 	awk -v t="$thr" 'BEGIN { exit !(t < 1.1) }'
 }
+
+@test "--slow-inputs K: periods in which every input router accepts K packets (ncube)" {
+	# One 2x2 router, B = 1, saturated: after a few units the router
+	# accepts exactly one packet per unit, so every period of K = 4 is 4
+	# units and the slowest input rate is 4 / (2 x 4).
+	wlgen --preset ncube --stages 1 --arrival model:1 -n 20000 --seed 2 |
+		netrun --preset ncube --stages 1 --fifo 1 -o "$T/d.mps"
+	run lstat --csv --slow-inputs 4 --warmup-time 100 "$T/d.mps"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *,util_end,slow_time,slow_rate ]]
+	[[ "${lines[1]}" == *,4.000,0.500000 ]]
+	run lstat --slow-inputs 4 --warmup-time 100 "$T/d.mps"
+	[[ "${lines[0]}" == *"slow_time  slow_rate" ]]
+	[[ "$output" == *"# slow inputs: "*" periods in which every input router (2 inputs) accepted 4 packets"* ]]
+	# without the option the columns are absent
+	run lstat --csv "$T/d.mps"
+	[[ "${lines[0]}" == *,util_end ]]
+	# four stages: the slowest input router is slower than the mean
+	wlgen --preset ncube --stages 4 --arrival model:1 -n 40000 --seed 2 |
+		netrun --preset ncube --stages 4 --fifo 1 -o "$T/e.mps"
+	run lstat --csv --slow-inputs 4 --warmup-time 100 "$T/e.mps"
+	thr=$(echo "${lines[1]}" | cut -d, -f4)
+	rate=$(echo "${lines[1]}" | awk -F, '{ print $NF }')
+	awk -v a="$rate" -v b="$thr" 'BEGIN { exit !(a > 0 && a < b) }'
+}

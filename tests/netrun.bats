@@ -293,9 +293,10 @@ self_checked() {
 }
 
 @test "--show-config fed back as options reproduces the run, for every preset" {
-	for p in po2 fedx torus; do
+	for p in po2 fedx torus ncube; do
 		for extra in "" "--pe-arb inject --eject-priority on --buffer-limit-dest 3 --retry notify"; do
 			[ "$p" = torus ] && [ -n "$extra" ] && extra="--pe-port shared --pe-arb eject --links half"
+			[ "$p" = ncube ] && [ -n "$extra" ] && extra="--arb rr --sink prob:0.7 --fifo 3"
 			wlgen --preset $p --load 0.6 -n 120 --seed 5 > "$T/w.mps"
 			# shellcheck disable=SC2086
 			netrun --preset $p $extra -o "$T/a.mps" "$T/w.mps"
@@ -357,4 +358,80 @@ self_checked() {
 		done
 		[ "$n" -gt 0 ]
 	done
+}
+
+# ---- The synchronous multistage model (--model ncube, SPEC 3.4) ----
+
+@test "ncube: model sources from wlgen's declaration, every option, conserved and deterministic" {
+	wlgen --preset ncube --stages 4 --arrival model:0.7 -n 3000 --seed 4 > "$T/w.mps"
+	# the stream declares the source and holds no messages
+	run mpcat -H "$T/w.mps"
+	[[ "$output" == *"arrival=model:0.7"* ]]
+	[[ "$output" == *"messages=3000"* ]]
+	[ "$(mpcat -c -r msg "$T/w.mps" | wc -l)" -le 1 ]
+	for o in "" "--arb rr" "--sink prob:0.6" "--fifo 1 --arb rr --sink prob:0.9"; do
+		# shellcheck disable=SC2086
+		netrun --preset ncube --stages 4 $o --self-check -o "$T/a.mps" "$T/w.mps"
+		# shellcheck disable=SC2086
+		netrun --preset ncube --stages 4 $o -o "$T/b.mps" "$T/w.mps"
+		for r in pkt dlv util run; do
+			[ "$(mpcat -c -r $r "$T/a.mps")" = "$(mpcat -c -r $r "$T/b.mps")" ]
+		done
+		run mpcat -c -r run "$T/a.mps"
+		[[ "${lines[1]}" == 0,16,*,3000,3000,3000,3000,0,0 ]]
+	done
+	# another netrun seed changes the arbitration, not the sources
+	netrun --preset ncube --stages 4 --seed 9 -o "$T/c.mps" "$T/w.mps"
+	netrun --preset ncube --stages 4 -o "$T/a.mps" "$T/w.mps"
+	[ "$(mpcat -c -r pkt "$T/a.mps")" != "$(mpcat -c -r pkt "$T/c.mps")" ]
+}
+
+@test "ncube: one 2x2 router, saturated, B = 1: 1/2 per input (its Markov chain absorbs in one-full-one-empty)" {
+	wlgen --preset ncube --stages 1 --arrival model:1 -n 20000 --seed 2 |
+		netrun --preset ncube --stages 1 --fifo 1 -o "$T/d.mps"
+	run lstat --csv --warmup-time 100 "$T/d.mps"
+	[ "$(echo "${lines[1]}" | cut -d, -f4)" = 0.500000 ]
+	# each packet: one unit in the FIFO, one to the sink
+	[ "$(echo "${lines[1]}" | cut -d, -f8)" = 2.000 ]
+}
+
+@test "ncube: the crossbar reference, open-loop Bernoulli sources, zero-load latency one unit" {
+	wlgen --preset ncube --topo crossbar:6 --arrival bernoulli --load 0.05 -n 400 --seed 3 > "$T/w.mps"
+	netrun --preset ncube --topo crossbar:6 --self-check -o "$T/d.mps" "$T/w.mps"
+	run mpcat -c -r run "$T/d.mps"
+	[[ "${lines[1]}" == 0,6,*,400,400,400,400,0,0 ]]
+	run lstat --csv "$T/d.mps"
+	# packet latency: accepted in a unit, delivered at its end
+	[ "$(echo "${lines[1]}" | cut -d, -f8)" = 1.000 ]
+	run netrun --preset ncube --topo crossbar:6 --show-config
+	[[ "$output" == *"--topo crossbar:6"* ]]
+}
+
+@test "ncube: --prefill starts with every FIFO full, and those packets are delivered too" {
+	wlgen --preset ncube --stages 3 --arrival model:0.5 -n 200 --seed 1 > "$T/w.mps"
+	netrun --preset ncube --stages 3 --fifo 2 --prefill --self-check -o "$T/d.mps" "$T/w.mps"
+	# 3 stages x 8 inputs x 2 packets = 48 more
+	run mpcat -c -r run "$T/d.mps"
+	[[ "${lines[1]}" == 0,8,*,248,248,248,248,0,0 ]]
+	# routers of 4 x 4: 3 stages x 64 inputs x 3 packets = 576 more
+	wlgen --preset ncube --topo butterfly:4,3 --arrival model:0.5 -n 100 --seed 1 > "$T/w4.mps"
+	netrun --preset ncube --topo butterfly:4,3 --fifo 3 --prefill --self-check -o "$T/d.mps" "$T/w4.mps"
+	run mpcat -c -r run "$T/d.mps"
+	[[ "${lines[1]}" == 0,64,*,676,676,676,676,0,0 ]]
+	run netrun --preset po2 --prefill -o "$T/x.mps" "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "netrun: --model packet: no --prefill (it starts empty)" ]
+}
+
+@test "ncube: a stream for another node count, a model source for the packet model, a mesh for ncube" {
+	wlgen --preset po2 --load 0.2 -n 10 > "$T/w.mps"
+	run netrun --preset ncube -o "$T/d.mps" "$T/w.mps"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "netrun: $T/w.mps: the stream is for 91 nodes, the fabric has 8" ]
+	run netrun --preset ncube --topo hex:6 -o "$T/d.mps" "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --model ncube: needs a butterfly"* ]]
+	wlgen --preset ncube --topo crossbar:7 --arrival model:1 -n 10 > "$T/m.mps"
+	run netrun --preset po2 --topo crossbar:7 -o "$T/d.mps" "$T/m.mps"
+	[ "$status" -eq 2 ]
 }
