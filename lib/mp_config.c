@@ -66,7 +66,8 @@ const struct mp_opt mp_opt_driver[] = {
 
 const struct mp_opt mp_opt_network[] = {
 	{ "topo", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "SPEC",
-	  "hex:N, hexrect:RxC, torus:RxC, butterfly:A,D or crossbar:N", 0 },
+	  "hex:N, hexrect:RxC, torus:RxC, butterfly:A,D, omega:A,D or "
+	  "crossbar:N", 0 },
 	{ "size", MP_OPT_SPECIAL, CFG(size), 0, 0, NULL, "N",
 	  "E_N for hex, N x N otherwise", MP_OPT_NOSHOW },
 	{ "family", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "F",
@@ -231,10 +232,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 	if (strcmp(name, "family") == 0) {
 		if (strcmp(val, "hex") && strcmp(val, "hexrect") &&
 		    strcmp(val, "torus") && strcmp(val, "butterfly") &&
-		    strcmp(val, "crossbar"))
+		    strcmp(val, "crossbar") && strcmp(val, "omega"))
 			return mp_err_set(err, "--family: '%s' is not one of "
 					       "hex|hexrect|torus|butterfly|"
-					       "crossbar", val);
+					       "omega|crossbar", val);
 		snprintf(c->family, sizeof c->family, "%s", val);
 		c->rows = c->cols = 0;
 		return 0;
@@ -245,7 +246,8 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		unsigned d;
 		if (uns(val, 1, 24, &d, "stages", err) < 0)
 			return -1;
-		if (strcmp(c->family, "butterfly") != 0) {
+		if (strcmp(c->family, "butterfly") != 0 &&
+		    strcmp(c->family, "omega") != 0) {
 			snprintf(c->family, sizeof c->family, "butterfly");
 			c->size = 2;
 		}
@@ -283,14 +285,15 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		if (mp_cfg_set(c, "family", fam, err) < 0)
 			return mp_err_set(err, "--topo: unknown family in '%s' "
 					       "(hex:N, hexrect:RxC, torus:RxC, "
-					       "butterfly:A,D, crossbar:N)",
+					       "butterfly:A,D, omega:A,D, "
+					       "crossbar:N)",
 					  val);
 		if (!colon)
 			return 0;
 		unsigned r, k;
 		char x;
 		int n = sscanf(colon + 1, "%u%c%u", &r, &x, &k);
-		if (strcmp(fam, "butterfly") == 0) {
+		if (strcmp(fam, "butterfly") == 0 || strcmp(fam, "omega") == 0) {
 			/* butterfly:A,D (A x A routers, D stages) */
 			if (n == 3 && x == ',' && r >= 2 && r <= 128 &&
 			    strspn(colon + 1, "0123456789,") == strlen(colon + 1)) {
@@ -303,7 +306,7 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 				return 0;
 			}
 			return mp_err_set(err, "--topo: bad size in '%s' "
-					       "(butterfly:A,D)", val);
+					       "(%s:A,D)", val, fam);
 		}
 		if (strcmp(fam, "crossbar") == 0) {
 			if (n == 1 &&
@@ -365,7 +368,8 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 
 mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err)
 {
-	if (strcmp(c->family, "butterfly") == 0)
+	if (strcmp(c->family, "butterfly") == 0 ||
+	    strcmp(c->family, "omega") == 0)
 		return mp_net_make(c->family, c->size, c->stages, err);
 	if (strcmp(c->family, "crossbar") == 0)
 		return mp_net_make(c->family, c->size, 0, err);
@@ -379,8 +383,9 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 {
 	if (strcmp(c->family, "hex") == 0)
 		snprintf(buf, cap, "hex:%u", c->size);
-	else if (strcmp(c->family, "butterfly") == 0)
-		snprintf(buf, cap, "butterfly:%u,%u", c->size, c->stages);
+	else if (strcmp(c->family, "butterfly") == 0 ||
+		 strcmp(c->family, "omega") == 0)
+		snprintf(buf, cap, "%s:%u,%u", c->family, c->size, c->stages);
 	else if (strcmp(c->family, "crossbar") == 0)
 		snprintf(buf, cap, "crossbar:%u", c->size);
 	else if (c->rows)
@@ -397,14 +402,15 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 	     strcmp(c->family, "torus") == 0) && c->size < 3 && !c->rows)
 		return mp_err_set(err, "--size: %s needs a side of at least 3",
 				  c->family);
-	if (strcmp(c->family, "butterfly") == 0) {
+	if (strcmp(c->family, "butterfly") == 0 ||
+	    strcmp(c->family, "omega") == 0) {
 		uint64_t n = 1;
 		for (unsigned i = 0; i < c->stages && n <= (1u << 20); i++)
 			n *= c->size;
 		if (c->stages < 1 || n > (1u << 20))
-			return mp_err_set(err, "--stages: butterfly:%u,%u has more "
-					       "than 2^20 inputs", c->size,
-					  c->stages);
+			return mp_err_set(err, "--stages: %s:%u,%u has more "
+					       "than 2^20 inputs", c->family,
+					  c->size, c->stages);
 	}
 	if (c->route == MP_ROUTE_DEROUTE && strcmp(c->family, "torus") == 0)
 		return mp_err_set(err, "--route: derouting needs a six-link "

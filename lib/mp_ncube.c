@@ -67,6 +67,7 @@ typedef struct ncube {
 	unsigned A, D, B; /* radix, stages, FIFO size */
 	uint32_t W;       /* switches per stage */
 	int xbar;         /* crossbar: no FIFOs */
+	int omega;        /* omega wiring: digits from the most significant */
 	int rr;           /* round-robin arbitration */
 	double sink_q;    /* sink acceptance probability (1: perfect) */
 	uint64_t t;       /* the next unit to simulate */
@@ -102,7 +103,7 @@ typedef struct ncube {
 	int gen_done, ring1;
 	uint32_t payload;
 
-	int prefill, prefilled;
+	int prefill, prefilled, in_prefill;
 	int self_check;
 	int failed;
 	uint64_t xfers_in, xfers_int, ref_in, ref_int, units, events;
@@ -427,21 +428,35 @@ static void prefill(ncube *m)
 	m->prefilled = 1;
 	if (m->xbar)
 		return;
-	for (unsigned s = 0; s < m->D; s++)
+	m->in_prefill = 1; /* its messages skip the job lists' sources */
+	for (unsigned s = 0; s < m->D && !m->failed; s++)
 		for (uint32_t qi = s * m->n; qi < (s + 1) * m->n; qi++) {
-			/* The FIFO's line: the stages before fixed its low s
-			 * digits, which its packets' destinations share. */
+			/* The FIFO's line. The stages before it fixed s digits
+			 * of it, which its packets' destinations share: in a
+			 * butterfly the line's low s digits are the
+			 * destination's; in omega, once shuffled, its digits
+			 * 1..s are the destination's top s. */
 			uint32_t w = qi / m->A - s * m->W, j = qi % m->A;
-			uint32_t pw = m->pw[s];
-			uint32_t line = w / pw * pw * m->A + j * pw + w % pw;
+			uint32_t as = 1, line, fixed, mult;
+			for (unsigned i = 0; i < s; i++)
+				as *= m->A;
+			if (m->omega) {
+				line = w * m->A + j;
+				fixed = line / m->A % as * (m->n / as);
+				mult = 1;
+			} else {
+				line = w / as * as * m->A + j * as + w % as;
+				fixed = line % as;
+				mult = as;
+			}
 			for (unsigned b = 0; b < m->B; b++) {
 				struct mp_msg msg;
 				memset(&msg, 0, sizeof msg);
 				msg.tag = MP_REC_MSG;
 				msg.id = id++;
 				msg.src = line; /* nominal: the FIFO's line */
-				msg.dst = line % pw + pw * (uint32_t)
-					  mp_rng_below(&r, m->n / pw);
+				msg.dst = fixed + mult * (uint32_t)
+					  mp_rng_below(&r, m->n / as);
 				msg.packets = 1;
 				msg.bytes = m->payload;
 				msg.route = MP_ROUTE_DEFAULT;
@@ -460,6 +475,7 @@ static void prefill(ncube *m)
 				push(m, qi, s, p, msg.dst);
 			}
 		}
+	m->in_prefill = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -471,10 +487,12 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	const char *fam = mp_net_family(net);
 	const struct mp_sim_opts *o = mp_sim_opts(sim);
 	int xbar = strcmp(fam, "crossbar") == 0;
-	if (!xbar && strcmp(fam, "butterfly") != 0) {
+	int omega = strcmp(fam, "omega") == 0;
+	if (!xbar && !omega && strcmp(fam, "butterfly") != 0) {
 		mp_err_set(err, "--model ncube: needs a butterfly (--stages D, "
-				"--topo butterfly:A,D) or a crossbar (--topo "
-				"crossbar:N), not %s", mp_net_name(net));
+				"--topo butterfly:A,D), an omega (--topo "
+				"omega:A,D) or a crossbar (--topo crossbar:N), "
+				"not %s", mp_net_name(net));
 		return NULL;
 	}
 	if (cfg->fifo < 1) {
@@ -495,6 +513,7 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	m->q = mp_sim_evq(sim);
 	m->n = mp_net_terminals(net);
 	m->xbar = xbar;
+	m->omega = omega;
 	m->A = xbar ? m->n : cfg->size;
 	m->D = xbar ? 1 : cfg->stages;
 	m->W = xbar ? 1 : m->n / m->A;
@@ -546,8 +565,12 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 		/* round-robin: input 0 is served first */
 		m->rrp[i] = (uint16_t)((xbar ? m->n : m->A) - 1);
 	}
+	/* The butterfly's stage s sets digit s of the line (mp_net.h);
+	 * omega's sets the lowest digit of a line rotated left before each
+	 * stage, so stage s takes the destination's digits from the most
+	 * significant. Either way the packet reaches its destination. */
 	for (unsigned s = 0, p = 1; s < m->D; s++, p *= m->A)
-		m->pw[s] = p;
+		m->pw[omega ? m->D - 1 - s : s] = p;
 	/* The wiring, from the network description: output j of a switch
 	 * is port A + j of a butterfly switch, port j of the crossbar. */
 	for (uint32_t sw = 0; sw < nsw; sw++) {
@@ -685,7 +708,8 @@ static void ncube_job(void *mo, uint32_t node, uint64_t t)
 	ncube *m = mo;
 	if (t > m->t)
 		m->t = t;
-	activate_src(m, node);
+	if (!m->in_prefill)
+		activate_src(m, node);
 }
 
 static int ncube_self_check(void *mo)

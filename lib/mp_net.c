@@ -9,9 +9,9 @@
 #include <string.h>
 
 enum { F_HEX, F_HEXRECT, F_TORUS, F_MESH, F_KNCUBE, F_KNCUBE_UNI, F_HYPERCUBE,
-       F_BUTTERFLY, F_CROSSBAR };
+       F_BUTTERFLY, F_CROSSBAR, F_OMEGA };
 static const char *const fam_names[] = { "hex", "hexrect", "torus", "mesh",
-	"kncube", "kncube-uni", "hypercube", "butterfly", "crossbar" };
+	"kncube", "kncube-uni", "hypercube", "butterfly", "crossbar", "omega" };
 
 /* Largest network whose switch-to-switch distances are tabulated (the
  * Cayley meshes use mp_topo's tables by offset instead). */
@@ -226,21 +226,21 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 		n->rows = 1;
 		n->cols = n->nsw;
 		snprintf(n->name, sizeof n->name, "hypercube:%lu", a);
-	} else if (strcmp(fam, "butterfly") == 0) {
+	} else if (strcmp(fam, "butterfly") == 0 || strcmp(fam, "omega") == 0) {
 		if (a < 2 || 2 * a > MP_NET_MAXPORTS || b < 1 || b > 20 ||
 		    ipow(a, (unsigned)b) > (1u << 20))
-			return mp_err_set(err, "network: butterfly:A,N needs 2 <= "
+			return mp_err_set(err, "network: %s:A,N needs 2 <= "
 					       "A <= %d, N >= 1 and at most 2^20 "
-					       "terminals, not %lu,%lu",
+					       "terminals, not %lu,%lu", fam,
 					  MP_NET_MAXPORTS / 2, a, b);
-		n->fam = F_BUTTERFLY;
+		n->fam = fam[0] == 'o' ? F_OMEGA : F_BUTTERFLY;
 		n->k = (unsigned)a;
 		n->dims = (unsigned)b;
 		n->nterm = (uint32_t)ipow(a, n->dims);
 		n->nsw = n->dims * (n->nterm / n->k);
 		n->rows = 1;
 		n->cols = n->nterm;
-		snprintf(n->name, sizeof n->name, "butterfly:%lu,%lu", a, b);
+		snprintf(n->name, sizeof n->name, "%s:%lu,%lu", fam, a, b);
 	} else if (strcmp(fam, "crossbar") == 0) {
 		if (a < 2 || a > MP_NET_MAXPORTS)
 			return mp_err_set(err, "network: crossbar:N needs 2 <= N "
@@ -254,14 +254,16 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 	} else {
 		return mp_err_set(err, "network: unknown family '%s' (hex, "
 				       "hexrect, torus, mesh, kncube, kncube-uni, "
-				       "hypercube, butterfly, crossbar)", fam);
+				       "hypercube, butterfly, crossbar, omega)",
+				  fam);
 	}
 	ports = malloc((size_t)n->nsw * sizeof *ports);
 	if (!ports)
 		return fail_oom(err);
 	unsigned np = n->fam == F_MESH ? 5 : n->fam == F_KNCUBE ? 2 * n->dims + 1 :
 		      n->fam == F_KNCUBE_UNI || n->fam == F_HYPERCUBE ? n->dims + 1 :
-		      n->fam == F_BUTTERFLY ? 2 * n->k : n->nterm;
+		      n->fam == F_BUTTERFLY || n->fam == F_OMEGA ? 2 * n->k :
+		      n->nterm;
 	for (uint32_t s = 0; s < n->nsw; s++)
 		ports[s] = np;
 	if (alloc_ports(n, ports, err) < 0)
@@ -331,6 +333,27 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 		for (uint32_t t = 0; t < n->nterm; t++)
 			attach(n, t, 0, t, 0, t);
 		break;
+	case F_OMEGA: {
+		/* A perfect shuffle (the line's digits rotated left by one)
+		 * before every stage; output j of switch w is line w*A + j,
+		 * and after the last stage the line is the terminal. */
+		uint32_t per = n->nterm / n->k, A = n->k, N = n->nterm;
+#define SHUFFLE(x) ((uint32_t)((uint64_t)(x) * A % N + (x) / per))
+		for (unsigned s = 0; s + 1 < n->dims; s++)
+			for (uint32_t w = 0; w < per; w++)
+				for (unsigned j = 0; j < A; j++) {
+					uint32_t l = SHUFFLE(w * A + j);
+					link_out(n, s * per + w, A + j,
+						 (s + 1) * per + l / A, l % A);
+				}
+		for (uint32_t t = 0; t < N; t++) {
+			uint32_t l = SHUFFLE(t);
+			attach(n, t, l / A, l % A, (n->dims - 1) * per + t / A,
+			       A + t % A);
+		}
+#undef SHUFFLE
+		break;
+	}
 	}
 	rc = 0;
 out:
@@ -473,7 +496,8 @@ uint32_t mp_net_terminals(const mp_net *n)
 
 int mp_net_direct(const mp_net *n)
 {
-	return n->fam != F_BUTTERFLY && n->fam != F_CROSSBAR;
+	return n->fam != F_BUTTERFLY && n->fam != F_CROSSBAR &&
+	       n->fam != F_OMEGA;
 }
 
 unsigned mp_net_ports(const mp_net *n, uint32_t sw)
@@ -589,7 +613,8 @@ static unsigned route_dor(const mp_net *n, uint32_t sw, uint32_t dst,
 	uint32_t osw = n->sw_of[n->tout[dst]];
 	if (max == 0)
 		return 0;
-	if (sw == osw || n->fam == F_BUTTERFLY || n->fam == F_CROSSBAR)
+	if (sw == osw || n->fam == F_BUTTERFLY || n->fam == F_CROSSBAR ||
+	    n->fam == F_OMEGA)
 		return route_minimal(n, sw, dst, ports, 1);
 	switch (n->fam) {
 	case F_HEX:

@@ -7,7 +7,7 @@
  * (switch, port) has an identifier shared by models and statistics.
  * Ports are bidirectional: port p of switch s sends to its peer's port
  * and receives from it, except in unidirectional networks (kncube-uni,
- * butterfly), where a port may only send or only receive.
+ * butterfly, omega), where a port may only send or only receive.
  *
  * Builders (by spec):
  *   hex:N, hexrect:RxC, torus:RxC  the Cayley-graph meshes of mp_topo,
@@ -24,6 +24,10 @@
  *                   inputs (ports 0..A-1) and A outputs (A..2A-1); a
  *                   terminal injects at stage 0 and ejects at stage N-1
  *   crossbar:N      one switch, terminal t at port t
+ *   omega:A,N       A^N terminals, N stages of A^(N-1) switches as the
+ *                   butterfly's, with a perfect shuffle (the line's
+ *                   base-A digits rotated left by one) before every
+ *                   stage: output j of stage-s switch w is line w*A + j
  * Switches of a direct network are numbered as their terminals.
  *
  * Routing functions are tables chosen by name (mp_net_routing):

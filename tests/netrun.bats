@@ -418,6 +418,11 @@ self_checked() {
 	netrun --preset ncube --topo butterfly:4,3 --fifo 3 --prefill --self-check -o "$T/d.mps" "$T/w4.mps"
 	run mpcat -c -r run "$T/d.mps"
 	[[ "${lines[1]}" == 0,64,*,676,676,676,676,0,0 ]]
+	# omega wiring, routers of 3 x 3: 3 stages x 27 inputs x 2 = 162 more
+	wlgen --preset ncube --topo omega:3,3 --arrival model:0.8 -n 300 --seed 1 > "$T/w3.mps"
+	netrun --preset ncube --topo omega:3,3 --fifo 2 --prefill --self-check -o "$T/d.mps" "$T/w3.mps"
+	run mpcat -c -r run "$T/d.mps"
+	[[ "${lines[1]}" == 0,27,*,462,462,462,462,0,0 ]]
 	run netrun --preset po2 --prefill -o "$T/x.mps" "$T/w.mps"
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "netrun: --model packet: no --prefill (it starts empty)" ]

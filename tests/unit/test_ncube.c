@@ -164,6 +164,8 @@ int main(void)
 		{ "stages", "3", "fifo", "1", "arb", "rr", NULL },
 		{ "topo", "butterfly:4,2", "fifo", "3", "sink", "prob:0.7", NULL },
 		{ "topo", "crossbar:5", "sink", "prob:0.6", NULL },
+		{ "topo", "omega:2,5", "fifo", "2", "arb", "rr", NULL },
+		{ "topo", "omega:3,3", "fifo", "1", NULL },
 	};
 	for (size_t k = 0; k < sizeof nets / sizeof nets[0]; k++) {
 		struct count a, b;
