@@ -902,8 +902,9 @@ int main(int argc, char *argv[])
 	 * inputs in a butterfly:A,D (else each input alone). */
 	unsigned slow_a = 1;
 	const char *topo = mp_hdr_get(h, "topology");
-	if (topo && strncmp(topo, "butterfly:", 10) == 0 &&
-	    sscanf(topo + 10, "%u", &slow_a) != 1)
+	if (topo && (strncmp(topo, "butterfly:", 10) == 0 ||
+		     strncmp(topo, "omega:", 6) == 0) &&
+	    sscanf(strchr(topo, ':') + 1, "%u", &slow_a) != 1)
 		slow_a = 1;
 	if (slow_a < 1)
 		slow_a = 1;
