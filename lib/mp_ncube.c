@@ -78,6 +78,7 @@ typedef struct ncube {
 				last stage the terminal */
 	uint32_t *in0;       /* by terminal: its first-stage FIFO */
 	uint32_t *pw;        /* A^s: stage s routes on dst / pw[s] % A */
+	unsigned *sh2;       /* A = 2: the same digit is dst >> sh2[s] & 1 */
 	uint32_t *occ;       /* by switch: packets held */
 	uint8_t *inact;      /* by switch: in its stage's active list */
 	uint32_t **act;      /* by stage: active switches */
@@ -150,9 +151,10 @@ static inline int full_at_start(const ncube *m, uint32_t qi, uint64_t t)
 	return f->n + (f->sent == t) >= m->B;
 }
 
-/* Put packet p (for dst) at the tail of FIFO qi at stage s. */
-static inline void push(ncube *m, uint32_t qi, unsigned s, uint32_t p,
-			uint32_t dst)
+/* Put packet p (for dst) at the tail of FIFO qi (of switch sw) at
+ * stage s. */
+static inline void push(ncube *m, uint32_t qi, uint32_t sw, unsigned s,
+			uint32_t p, uint32_t dst)
 {
 	struct fifo *f = &m->fq[qi];
 	uint32_t k = f->head + f->n;
@@ -161,7 +163,6 @@ static inline void push(ncube *m, uint32_t qi, unsigned s, uint32_t p,
 	m->slots[(size_t)qi * m->B + k] = (struct slot){ p, dst };
 	f->n++;
 	m->held++;
-	uint32_t sw = qi / m->A;
 	m->occ[sw]++;
 	if (!m->inact[sw]) {
 		m->inact[sw] = 1;
@@ -319,7 +320,76 @@ static void switch_unit(ncube *m, unsigned s, uint32_t sw, uint64_t t)
 		if (last)
 			deliver(m, sl.pk, nx, sl.dst, t);
 		else
-			push(m, nx, s + 1, sl.pk, sl.dst);
+			push(m, nx, nx / A, s + 1, sl.pk, sl.dst);
+	}
+}
+
+/*
+ * The same for 2 x 2 routers, the networks of the study: no lists of
+ * requesters, the routing digit by a shift, the coin one random bit.
+ */
+static void switch_unit2(ncube *m, unsigned s, uint32_t sw, uint64_t t)
+{
+	const unsigned B = m->B, sh = m->sh2[s];
+	const uint32_t q0 = sw * 2;
+	struct fifo *f0 = &m->fq[q0], *f1 = f0 + 1;
+	struct slot *s0 = f0->n ? &m->slots[(size_t)q0 * B + f0->head] : NULL;
+	struct slot *s1 = f1->n ? &m->slots[(size_t)(q0 + 1) * B + f1->head]
+				: NULL;
+	struct slot *go[2];
+	struct fifo *from[2];
+	unsigned ng = 0;
+	uint16_t *rrp = &m->rrp[q0];
+
+	if (s0 && s1 && ((s0->dst ^ s1->dst) >> sh & 1) == 0) {
+		/* Both want the same output. */
+		unsigned o = s0->dst >> sh & 1, j;
+		if (m->rr)
+			rrp[o] = (uint16_t)(j = rrp[o] ^ 1);
+		else
+			j = (unsigned)(mp_rng_next(&m->swrng[sw]) >> 63);
+		go[0] = j ? s1 : s0;
+		from[0] = j ? f1 : f0;
+		ng = 1;
+	} else {
+		if (s0) {
+			go[ng] = s0;
+			from[ng++] = f0;
+			if (m->rr)
+				rrp[s0->dst >> sh & 1] = 0;
+		}
+		if (s1) {
+			go[ng] = s1;
+			from[ng++] = f1;
+			if (m->rr)
+				rrp[s1->dst >> sh & 1] = 1;
+		}
+	}
+	int last = s + 1 == m->D;
+	for (unsigned i = 0; i < ng; i++) {
+		struct slot sl = *go[i];
+		struct fifo *f = from[i];
+		uint32_t nx = m->next[q0 + (sl.dst >> sh & 1)];
+		int ok = last ? m->sink_q >= 1 ||
+				mp_rng_unit(&m->sinkrng[nx]) < m->sink_q
+			      : !full_at_start(m, nx, t);
+		if (!ok) {
+			m->pks[sl.pk].refusals++;
+			m->ref_int++;
+			continue;
+		}
+		f->head = f->head + 1 == B ? 0 : f->head + 1;
+		f->n--;
+		f->sent = t;
+		m->occ[sw]--;
+		m->held--;
+		m->pks[sl.pk].hops++;
+		m->xfers_int++;
+		mp_sim_moved(m->sh, t);
+		if (last)
+			deliver(m, sl.pk, nx, sl.dst, t);
+		else
+			push(m, nx, nx >> 1, s + 1, sl.pk, sl.dst);
 	}
 }
 
@@ -339,7 +409,7 @@ static void sources_unit(ncube *m, uint64_t t)
 			if (p == NIL)
 				return;
 			m->xfers_in++;
-			push(m, qi, 0, p, dst);
+			push(m, qi, qi / m->A, 0, p, dst);
 		} else {
 			m->srcref[node]++;
 			m->ref_in++;
@@ -405,7 +475,10 @@ static void unit(ncube *m, uint64_t t)
 			uint32_t *L = m->act[s], k = 0, na = m->nact[s];
 			for (uint32_t i = 0; i < na; i++) {
 				uint32_t sw = L[i];
-				switch_unit(m, s, sw, t);
+				if (m->A == 2)
+					switch_unit2(m, s, sw, t);
+				else
+					switch_unit(m, s, sw, t);
 				if (m->occ[sw])
 					L[k++] = sw;
 				else
@@ -472,7 +545,7 @@ static void prefill(ncube *m)
 					return;
 				m->pks[p] = (struct pk){ .msg = mi, .seq = seq,
 							 .src = line };
-				push(m, qi, s, p, msg.dst);
+				push(m, qi, qi / m->A, s, p, msg.dst);
 			}
 		}
 	m->in_prefill = 0;
@@ -539,6 +612,7 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	m->next = malloc(nq * sizeof *m->next);
 	m->in0 = malloc((size_t)m->n * sizeof *m->in0);
 	m->pw = malloc((size_t)m->D * sizeof *m->pw);
+	m->sh2 = malloc((size_t)m->D * sizeof *m->sh2);
 	m->occ = calloc(nsw, sizeof *m->occ);
 	m->inact = calloc(nsw, 1);
 	m->act = calloc(m->D, sizeof *m->act);
@@ -550,7 +624,7 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	m->sinkrng = malloc((size_t)m->n * sizeof *m->sinkrng);
 	m->genrng = malloc((size_t)m->n * sizeof *m->genrng);
 	m->rrp = malloc(nq * sizeof *m->rrp);
-	int bad = !m->fq || !m->slots || !m->next || !m->in0 || !m->pw ||
+	int bad = !m->fq || !m->slots || !m->next || !m->in0 || !m->pw || !m->sh2 ||
 		  !m->occ || !m->inact || !m->act || !m->nact || !m->srcs ||
 		  !m->insrc || !m->srcref || !m->swrng || !m->sinkrng ||
 		  !m->genrng || !m->rrp;
@@ -569,8 +643,10 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	 * omega's sets the lowest digit of a line rotated left before each
 	 * stage, so stage s takes the destination's digits from the most
 	 * significant. Either way the packet reaches its destination. */
-	for (unsigned s = 0, p = 1; s < m->D; s++, p *= m->A)
+	for (unsigned s = 0, p = 1; s < m->D; s++, p *= m->A) {
 		m->pw[omega ? m->D - 1 - s : s] = p;
+		m->sh2[omega ? m->D - 1 - s : s] = s;
+	}
 	/* The wiring, from the network description: output j of a switch
 	 * is port A + j of a butterfly switch, port j of the crossbar. */
 	for (uint32_t sw = 0; sw < nsw; sw++) {
@@ -842,6 +918,7 @@ static void ncube_free(void *mo)
 	free(m->next);
 	free(m->in0);
 	free(m->pw);
+	free(m->sh2);
 	free(m->occ);
 	free(m->inact);
 	free(m->srcs);
