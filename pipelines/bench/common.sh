@@ -6,7 +6,7 @@
 # for a timed run, about a CPU second when this was written; bench.sh
 # scales it up when netrun gets faster) and cg_n (messages for the
 # callgrind run) for reference configuration I (1..ref_count).
-ref_count=11
+ref_count=12
 ref_config() {
 	case $1 in
 	1) name=po2-0.5-deterministic
@@ -55,6 +55,13 @@ ref_config() {
 	   wargs="--preset po2 --long 10 --load 0.9"
 	   nargs="--preset po2 --route derouting --retry notify"
 	   base_n=30000 cg_n=3000 ;;
+	# Boughton's network (SPEC 3.4): 11 stages of 2x2 routers, 2048
+	# inputs, FIFOs of 5, saturated model sources, which netrun's ncube
+	# model generates from the stream's declaration (-n: messages).
+	12) name=ncube-11-B5-saturated
+	   wargs="--preset ncube --stages 11 --arrival model:1"
+	   nargs="--preset ncube --stages 11 --fifo 5"
+	   base_n=2000000 cg_n=100000 ;;
 	*) return 1 ;;
 	esac
 }

@@ -1,0 +1,54 @@
+# plot.gp: the ncube study's figures, from the CSVs of study.sh.
+#   gnuplot -e "out='out'; ext='png'; term='pngcairo'" plot.gp
+# Every point is the mean over seeds with its 95% CI as an error bar.
+set datafile separator ","
+set datafile columnheaders
+set datafile missing NaN
+eval "set terminal ".term
+set grid
+set key inside right top
+fifos = "1 2 3 5 10"
+
+# Normalized throughput against stages, one curve per B; the crossbar
+# of as many inputs as the network as the reference (N = 2^stages).
+do for [sink in "perfect prob:0.75"] {
+	set output sprintf("%s/plots/stages-%s.%s", out, sink eq "perfect" ? "perfect" : "prob", ext)
+	set title sprintf("Boughton's network, saturated sources, %s sinks", sink)
+	set xlabel "stages (2^stages inputs)"
+	set ylabel "throughput (accepted packets / input / unit)"
+	set xrange [0.5:11.5]
+	set yrange [0:1]
+	plot for [b in fifos] out."/stages.csv" \
+		using ((strcol(1) eq sink && $3 == b + 0) ? $2 : NaN):4:5 \
+		with yerrorlines title "B = ".b, \
+	     out."/crossbar.csv" \
+		using (log($1) / log(2)):2:3 with yerrorlines dt 2 \
+		title "crossbar N = 2^stages (perfect sinks)"
+}
+
+set output sprintf("%s/plots/load.%s", out, ext)
+set title "6 stages, B = 2: throughput against the sources' P"
+set xlabel "P (probability of a new packet per unit)"
+set ylabel "throughput"
+set xrange [0:1.05]
+set yrange [0:1]
+set y2label "packet latency (units)"
+set y2tics
+set y2range [0:*]
+plot out."/load.csv" using 1:2:3 with yerrorlines title "throughput", \
+     x with lines dt 3 title "offered", \
+     out."/load.csv" using 1:4:5 axes x1y2 with yerrorlines title "packet latency"
+unset y2label
+unset y2tics
+
+set output sprintf("%s/plots/slow.%s", out, ext)
+set title "Slow inputs: rate of the slowest input router beside the mean"
+set xlabel "stages"
+set ylabel "packets / input / unit"
+set xrange [0.5:8.5]
+set yrange [0:1]
+plot for [b in "1 2 5"] out."/slow.csv" \
+	using ($2 == b + 0 ? $1 : NaN):3:4 with yerrorlines title "mean, B = ".b, \
+     for [b in "1 2 5"] out."/slow.csv" \
+	using ($2 == b + 0 ? $1 : NaN):7:8 with yerrorlines dt 2 \
+	title sprintf("slowest, B = %s (K = %s)", b, b eq "1" ? "4" : b eq "2" ? "16" : "25")
