@@ -47,8 +47,13 @@ set xlabel "stages"
 set ylabel "packets / input / unit"
 set xrange [0.5:8.5]
 set yrange [0:1]
-plot for [b in "1 2 5"] out."/slow.csv" \
-	using ($2 == b + 0 ? $1 : NaN):3:4 with yerrorlines title "mean, B = ".b, \
-     for [b in "1 2 5"] out."/slow.csv" \
-	using ($2 == b + 0 ? $1 : NaN):7:8 with yerrorlines dt 2 \
-	title sprintf("slowest, B = %s (K = %s)", b, b eq "1" ? "4" : b eq "2" ? "16" : "25")
+bs = "1 2 5"
+ks = "4 16 25"
+cs = "#1f77b4 #d62728 #2ca02c"
+plot for [i = 1:3] out."/slow.csv" \
+	using ($2 == word(bs, i) + 0 ? $1 : NaN):3:4 with yerrorlines \
+	lc rgb word(cs, i) title "mean, B = ".word(bs, i), \
+     for [i = 1:3] out."/slow.csv" \
+	using ($2 == word(bs, i) + 0 ? $1 : NaN):7:8 with yerrorlines dt 2 \
+	lc rgb word(cs, i) \
+	title sprintf("slowest, B = %s (K = %s)", word(bs, i), word(ks, i))
