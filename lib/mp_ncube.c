@@ -45,7 +45,9 @@ enum { EV_GEN = 1 }; /* a: source; the model source makes a packet */
 struct pk {
 	uint32_t msg, seq, src, next_free;
 	uint32_t refusals;
-	uint16_t hops;
+	uint16_t hops;   /* stages to cross from where it entered (every
+			  * packet crosses the rest of the network, so
+			  * nothing is counted per hop) */
 	uint64_t t_inject;
 };
 
@@ -229,7 +231,8 @@ static uint32_t take(ncube *m, uint32_t node, uint32_t mi, uint64_t t)
 	if (p == NIL)
 		return NIL;
 	m->pks[p] = (struct pk){ .msg = mi, .seq = seq, .src = node,
-				 .refusals = m->srcref[node], .t_inject = t };
+				 .refusals = m->srcref[node],
+				 .hops = (uint16_t)m->D, .t_inject = t };
 	m->srcref[node] = 0;
 	if (m->P > 0)
 		schedule_gen(m, node, t,
@@ -314,7 +317,6 @@ static void switch_unit(ncube *m, unsigned s, uint32_t sw, uint64_t t)
 		f->sent = t;
 		m->occ[sw]--;
 		m->held--;
-		m->pks[sl.pk].hops++;
 		m->xfers_int++;
 		mp_sim_moved(m->sh, t);
 		if (last)
@@ -383,7 +385,6 @@ static void switch_unit2(ncube *m, unsigned s, uint32_t sw, uint64_t t)
 		f->sent = t;
 		m->occ[sw]--;
 		m->held--;
-		m->pks[sl.pk].hops++;
 		m->xfers_int++;
 		mp_sim_moved(m->sh, t);
 		if (last)
@@ -446,7 +447,6 @@ static void xbar_unit(ncube *m, uint64_t t)
 			return;
 		m->xfers_in++;
 		m->xfers_int++;
-		m->pks[p].hops = 1;
 		mp_sim_moved(m->sh, t);
 		deliver(m, p, o, o, t);
 	}
@@ -544,7 +544,8 @@ static void prefill(ncube *m)
 				if (p == NIL)
 					return;
 				m->pks[p] = (struct pk){ .msg = mi, .seq = seq,
-							 .src = line };
+							 .src = line,
+							 .hops = (uint16_t)(m->D - s) };
 				push(m, qi, qi / m->A, s, p, msg.dst);
 			}
 		}
