@@ -691,6 +691,13 @@ static void times_add(struct acc_times *a, uint64_t router, uint64_t t)
 	a->r[router].t[a->r[router].n++] = t;
 }
 
+static void times_free(struct acc_times *a)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		free(a->r[i].t);
+	free(a->r);
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -1228,6 +1235,7 @@ int main(int argc, char *argv[])
 	free(groups);
 	acc_free(all);
 	free(rows);
+	times_free(&slow);
 	free(util[0].s);
 	free(util[1].s);
 	mp_reader_close(r);
