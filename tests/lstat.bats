@@ -295,3 +295,24 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	rate=$(echo "${lines[1]}" | awk -F, '{ print $NF }')
 	awk -v a="$rate" -v b="$thr" 'BEGIN { exit !(a > 0 && a < b) }'
 }
+
+@test "ncube: throughput counts the packets accepted in the window, not those ejected in it" {
+	wlgen --preset ncube --stages 5 --arrival model:1 -n 5000 --seed 3 |
+		netrun --preset ncube --stages 5 --fifo 2 -o "$T/e.mps"
+	run lstat --csv --warmup-time 20 "$T/e.mps"
+	thr=$(echo "${lines[1]}" | cut -d, -f4)
+	ws=$(echo "${lines[1]}" | cut -d, -f34)
+	we=$(echo "${lines[1]}" | cut -d, -f35)
+	[ "$ws" = 20 ]
+	# recount from the packet records: injected in [ws, we) over 32 inputs
+	acc=$(mpcat -c -r pkt "$T/e.mps" | awk -F, -v a="$ws" -v b="$we" '
+		NR > 1 && $8 >= a && $8 < b { n++ }
+		END { printf "%.6f", n / (32 * (b - a)) }')
+	ej=$(mpcat -c -r pkt "$T/e.mps" | awk -F, -v a="$ws" -v b="$we" '
+		NR > 1 && $8 >= a && $9 <= b { n++ }
+		END { printf "%.6f", n / (32 * (b - a)) }')
+	[ "$thr" = "$acc" ]
+	[ "$thr" != "$ej" ]
+	run lstat --warmup-time 20 "$T/e.mps"
+	[[ "$output" == *"(throughput: packets accepted by then)"* ]]
+}
