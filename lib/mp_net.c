@@ -48,7 +48,7 @@ static int alloc_ports(mp_net *n, const unsigned *nports, mp_err *err)
 	uint64_t ids = 0;
 	for (uint32_t s = 0; s < n->nsw; s++) {
 		n->base[s] = (uint32_t)ids;
-		ids += nports ? nports[s] : nports[0];
+		ids += nports[s];
 	}
 	if (ids >= UINT32_MAX)
 		return mp_err_set(err, "network: too many ports");
