@@ -175,7 +175,9 @@ struct mp_fabric {
 	int trend_sat;
 	int input_done;
 	int failed;
-	int watch;        /* failed or o.self_check: one test per event */
+	int watch;        /* failed, o.self_check or yield: one test per
+			   * event */
+	int yield;        /* issue 17: mp_fabric_yield asked to return */
 	int gated;        /* balanced injection is on */
 	int notify;       /* --retry notify */
 	int util_asleep, check_asleep; /* timers stopped while idle */
@@ -1591,6 +1593,43 @@ int mp_fabric_add(mp_fabric *f, const struct mp_msg *in)
 	return f->failed ? -1 : 0;
 }
 
+/* issue 17: closed-loop replay (lib/mp_deps.c) drives these two. */
+void mp_fabric_yield(mp_fabric *f)
+{
+	f->yield = 1;
+	f->watch = 1;
+}
+
+int mp_fabric_local(mp_fabric *f, const struct mp_msg *in)
+{
+	if (in->time < f->now)
+		return fail(f, "message %llu arrives at %llu, before the current "
+			       "time %llu", (unsigned long long)in->id,
+			    (unsigned long long)in->time,
+			    (unsigned long long)f->now);
+	if (in->src >= f->n || in->dst >= f->n)
+		return fail(f, "message %llu: node out of range (%u nodes)",
+			    (unsigned long long)in->id, f->n);
+	f->now = in->time;
+	f->c.msgs_in++;
+	f->c.msgs_done++;
+	mp_rec r;
+	r.dlv = (struct mp_dlv){
+		.tag = MP_REC_DLV,
+		.cls = in->cls,
+		.group = in->group,
+		.src = in->src,
+		.dst = in->dst,
+		.packets = in->packets,
+		.id = in->id,
+		.t_arrive = in->time,
+		.t_first = in->time,
+		.t_done = in->time,
+		.bytes = in->bytes,
+	};
+	return emit(f, &r);
+}
+
 int mp_fabric_offer(mp_fabric *f, const struct mp_msg *m)
 {
 	int st = mp_fabric_run(f, m->time);
@@ -1851,11 +1890,17 @@ int mp_fabric_run(mp_fabric *f, uint64_t until)
 			break;
 		}
 		}
-		if (f->watch) { /* failed, or checking */
-			if (!f->failed)
+		if (f->watch) { /* failed, checking, or yielding */
+			if (!f->failed && f->o.self_check)
 				self_check(f);
 			if (f->failed)
 				return MP_FAB_ERROR;
+			/* issue 17: return after the event that asked. */
+			if (f->yield) {
+				f->yield = 0;
+				f->watch = f->o.self_check;
+				return MP_FAB_OK;
+			}
 		}
 	}
 }

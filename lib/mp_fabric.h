@@ -96,6 +96,17 @@ int mp_fabric_add(mp_fabric *f, const struct mp_msg *m);
  */
 int mp_fabric_offer(mp_fabric *f, const struct mp_msg *m);
 
+/*
+ * Closed-loop replay (issue 17). mp_fabric_yield, called from the emit
+ * callback, makes mp_fabric_run return after the current event, so the
+ * caller can add messages that event released. mp_fabric_local delivers
+ * a message whose source is its destination without the network: a dlv
+ * record at m->time (not before the current time) with no packets and
+ * no hops. Returns 0, or -1 (message from mp_fabric_error).
+ */
+void mp_fabric_yield(mp_fabric *f);
+int mp_fabric_local(mp_fabric *f, const struct mp_msg *m);
+
 /* No more messages will be added (lets the trend check conclude). */
 void mp_fabric_input_done(mp_fabric *f);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mp_csv.h"
+#include "mp_deps.h"
 #include "mp_netrace.h"
 #include "mp_rng.h"
 #include "mp_topo.h"
@@ -91,6 +92,13 @@ struct mp_workload {
 	size_t nmap;
 	uint64_t last_time;
 	uint64_t dropped;
+	/* Netrace dependencies (deps mode) */
+	int deps;
+	mp_depinv *inv;
+	const uint64_t *after;
+	size_t nafter;
+	uint32_t users;
+	uint64_t skip, take; /* --region: packets to skip, then to read */
 };
 
 static const char *const arrival_names[] = { "poisson", "geometric",
@@ -110,6 +118,7 @@ void mp_wl_cfg_init(struct mp_wl_cfg *c)
 	c->gt_length = 1;
 	c->time_scale = 1;
 	c->replay_fd = -1;
+	c->region = -1;
 }
 
 /* A percentage: "10" and "10%" both mean 0.1. */
@@ -363,6 +372,17 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 	}
 	if (strcmp(name, "drop-self") == 0) {
 		c->drop_self = 1;
+		return 0;
+	}
+	if (strcmp(name, "no-deps") == 0) {
+		c->no_deps = 1;
+		return 0;
+	}
+	if (strcmp(name, "region") == 0) {
+		uint64_t v;
+		if (mp_parse_u64(val, 0, 99, &v, what, err) < 0)
+			return -1;
+		c->region = (int)v;
 		return 0;
 	}
 	return 1;
@@ -720,6 +740,23 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 		goto fail;
 	}
 	if (wc->replay) {
+		int nt = wc->replay_fmt == MP_WL_NETRACE;
+		if (nt && !wc->no_deps && wc->drop_self) {
+			mp_err_set(err, "--drop-self: only with --no-deps (with "
+					"dependencies netrun delivers a packet to "
+					"its own node locally)");
+			goto fail;
+		}
+		if (!nt && (wc->no_deps || wc->region >= 0)) {
+			mp_err_set(err, "--%s: only with --netrace",
+				   wc->no_deps ? "no-deps" : "region");
+			goto fail;
+		}
+		w->deps = nt && !wc->no_deps;
+		if (w->deps && !(w->inv = mp_depinv_new())) {
+			mp_err_set(err, "out of memory");
+			goto fail;
+		}
 		if (wc->remap) {
 			size_t n = strlen(wc->remap) / 4 + 1;
 			w->map = malloc(n * sizeof *w->map);
@@ -776,7 +813,21 @@ void mp_workload_free(mp_workload *w)
 	mp_netrace_close(w->nt);
 	if (w->nt_fd >= 0)
 		close(w->nt_fd);
+	mp_depinv_free(w->inv);
 	free(w);
+}
+
+int mp_workload_has_deps(const mp_workload *w)
+{
+	return w->deps;
+}
+
+void mp_workload_deps(const mp_workload *w, const uint64_t **after, size_t *n,
+		      uint32_t *users)
+{
+	*after = w->after;
+	*n = w->deps ? w->nafter : 0;
+	*users = w->deps ? w->users : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -902,6 +953,20 @@ int mp_workload_start(mp_workload *w, mp_err *err)
 		if (!w->nt)
 			return -1;
 		w->started = 1;
+		w->take = UINT64_MAX;
+		if (w->c.region >= 0) {
+			unsigned nr = mp_netrace_regions(w->nt);
+			if ((unsigned)w->c.region >= nr)
+				return mp_err_set(err, "--region: %s has %u "
+						       "region%s (0 .. %u)",
+						  path, nr, nr == 1 ? "" : "s",
+						  nr ? nr - 1 : 0);
+			for (int i = 0; i < w->c.region; i++)
+				w->skip += mp_netrace_region_packets(w->nt,
+								     (unsigned)i);
+			w->take = mp_netrace_region_packets(w->nt,
+							    (unsigned)w->c.region);
+		}
 		return 0;
 	}
 	w->csv = mp_csv_open(w->c.replay, err);
@@ -983,6 +1048,15 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 		if (rc == 0)
 			return 0;
 		w->nt_count++;
+		if (w->skip > 0) {
+			/* --region: packets of the regions before; what waits
+			 * for them will find them done. */
+			w->skip--;
+			continue;
+		}
+		if (w->take == 0)
+			return 0;
+		w->take--;
 		double t = floor((double)p.cycle * w->c.time_scale + 0.5);
 		if (!(t < TIME_MAX))
 			return rfail(w, "cycle %llu scaled by %g is too large",
@@ -1002,7 +1076,7 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 		int64_t dst = remap_node(w, p.dst, "dst");
 		if (dst < 0)
 			return -1;
-		if (src == dst) {
+		if (src == dst && !w->deps) {
 			if (w->c.drop_self) {
 				w->dropped++;
 				continue;
@@ -1018,6 +1092,21 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 		m->packets = (uint32_t)((size + w->payload - 1) / w->payload);
 		m->time = time;
 		m->id = w->id++;
+		if (w->deps) {
+			/* Netrace lists, with each packet, the packets that
+			 * wait for it; the stream lists what a message waits
+			 * for. */
+			m->id = p.id;
+			w->nafter = mp_depinv_take(w->inv, p.id, &w->after);
+			w->users = p.num_deps;
+			for (unsigned k = 0; k < p.num_deps; k++) {
+				if (p.deps[k] == p.id)
+					return rfail(w, "packet id %u waits for "
+							"itself", p.id);
+				if (mp_depinv_add(w->inv, p.deps[k], p.id) < 0)
+					return rfail(w, "out of memory");
+			}
+		}
 		return 1;
 	}
 }
@@ -1200,6 +1289,14 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 				  (unsigned long long)mp_netrace_cycles(w->nt));
 		rc |= mp_hdr_setf(h, "netrace.packets", "%llu",
 				  (unsigned long long)mp_netrace_packets(w->nt));
+		if (w->deps) {
+			rc |= mp_hdr_setf(h, "netrace.regions", "%u",
+					  mp_netrace_regions(w->nt));
+			if (c->region >= 0)
+				rc |= mp_hdr_setf(h, "netrace.region", "%d",
+						  c->region);
+			rc |= mp_hdr_set(h, "deps", "1");
+		}
 	} else if (c->replay) {
 		rc |= mp_hdr_set(h, "workload", "replay");
 		rc |= mp_hdr_set(h, "replay", c->replay);

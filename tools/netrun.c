@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "mp_config.h"
+#include "mp_deps.h"
 #include "mp_fabric.h"
 #include "mp_stream.h"
 
@@ -52,6 +53,10 @@ static void usage(FILE *fp)
 "\n"
 "  --check-interval T     units between saturation and deadlock checks\n"
 "  --deadlock-time T      no progress this long means deadlock\n"
+"  --dep-release max|gap  a message with dependencies (deps=1 streams) is\n"
+"                         released at the later of its trace time and its\n"
+"                         last dependency's delivery (max, the default), or\n"
+"                         that delivery plus the trace gap between them (gap)\n"
 "  --eager-retries        an event for every refused attempt (slow; to\n"
 "                         check the retry-loop shortcut against)\n"
 "  -k, --keep-going       on saturation, mark the run and go on (exit 0)\n"
@@ -96,6 +101,7 @@ static void bad_usage(const char *fmt, ...)
 enum {
 	O_BP = 256, O_BUFFERS, O_EAGER_RETRIES, O_BUFFER_LIMIT, O_BUFFER_LIMIT_DEST,
 	O_BUFFER_LIMIT_TRANS, O_CHECK_INTERVAL, O_DEADLOCK, O_DEADLOCK_TIME,
+	O_DEP_RELEASE,
 	O_EJECT_PRIORITY, O_EJECT_SETUP, O_HEADER_TIME, O_INJECT_SETUP,
 	O_INJECT_TIMEOUT, O_LINKS, O_MAX_BACKLOG, O_NO_PACKETS, O_PACKET_TIME,
 	O_PAYLOAD, O_PE_ARB, O_PE_PORT, O_PRESET, O_RAW, O_RETRY, O_ROUTE, O_SEED,
@@ -111,6 +117,7 @@ static const struct option longopts[] = {
 	{ "check-interval", required_argument, NULL, O_CHECK_INTERVAL },
 	{ "deadlock", required_argument, NULL, O_DEADLOCK },
 	{ "deadlock-time", required_argument, NULL, O_DEADLOCK_TIME },
+	{ "dep-release", required_argument, NULL, O_DEP_RELEASE },
 	{ "eager-retries", no_argument, NULL, O_EAGER_RETRIES },
 	{ "eject-priority", required_argument, NULL, O_EJECT_PRIORITY },
 	{ "eject-setup", required_argument, NULL, O_EJECT_SETUP },
@@ -153,12 +160,152 @@ static const char *optname(int c)
 
 struct out {
 	mp_writer *w;
+	mp_deps *deps;  /* closed-loop replay (deps=1 streams), or NULL */
+	mp_fabric *f;
+	int in_run;     /* inside mp_fabric_run */
+	int yielded;    /* a delivery released messages during the run */
 };
 
 static int emit(void *ctx, const mp_rec *rec)
 {
 	struct out *o = ctx;
+	if (o->deps && rec->tag == MP_REC_DLV) {
+		int n = mp_deps_delivered(o->deps, rec->dlv.id, rec->dlv.t_done);
+		if (n < 0)
+			return -1;
+		if (n > 0 && o->in_run) {
+			o->yielded = 1;
+			mp_fabric_yield(o->f);
+		}
+	}
 	return mp_writer_put(o->w, rec);
+}
+
+/* Give up on the output and exit 1 with a located message. */
+MP_PRINTF(2, 3)
+static void fail_out(struct out *o, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	mp_writer_abort(o->w);
+	die("%s", buf);
+}
+
+/*
+ * The next record of the input into *rec; 0 at its end. Exits on a bad
+ * stream.
+ */
+static int next_rec(mp_reader *r, struct out *o, mp_rec *rec)
+{
+	int rc = mp_reader_next(r, rec);
+	if (rc < 0)
+		fail_out(o, "%s", mp_reader_error(r));
+	return rc;
+}
+
+/*
+ * Closed-loop replay of a deps=1 stream: a message is released when its
+ * trace time has come and all it waits for was delivered (mp_deps), so
+ * the fabric runs up to the earlier of the next input message and the
+ * next release, and returns early (mp_fabric_yield) when a delivery
+ * released something. A message to its own node is delivered locally.
+ * Returns the status that ended the run (MP_FAB_OK once the input is
+ * read and every message released).
+ */
+static int run_deps(mp_reader *r, mp_fabric *f, struct out *o, uint64_t *nread)
+{
+	const char *in = mp_reader_name(r);
+	mp_rec look;
+	struct mp_msg cur;
+	int have_look = 0, have_cur = 0, eof = 0, st;
+	mp_err err;
+
+	for (;;) {
+		while (!have_cur && !eof) {
+			if (!have_look && !next_rec(r, o, &look)) {
+				eof = 1;
+				break;
+			}
+			have_look = 0;
+			if (look.tag == MP_REC_DEP)
+				fail_out(o, "%s: record %llu: dep record of message "
+					    "%llu follows no message", in,
+					 (unsigned long long)mp_reader_recno(r),
+					 (unsigned long long)look.dep.msg);
+			if (look.tag != MP_REC_MSG && look.tag != MP_REC_INJ) {
+				if (mp_writer_put(o->w, &look) < 0)
+					return MP_FAB_ERROR;
+				continue;
+			}
+			cur = look.msg;
+			have_cur = 1;
+			if (mp_deps_open(o->deps, &cur, &err) < 0)
+				fail_out(o, "%s", err.msg);
+			for (;;) {
+				if (!next_rec(r, o, &look)) {
+					eof = 1;
+					break;
+				}
+				if (look.tag != MP_REC_DEP) {
+					have_look = 1;
+					break;
+				}
+				if (mp_deps_dep(o->deps, &look.dep, &err) < 0)
+					fail_out(o, "%s: record %llu: %s", in,
+						 (unsigned long long)
+							 mp_reader_recno(r),
+						 err.msg);
+			}
+		}
+		uint64_t t_rel = 0;
+		int has_rel = mp_deps_peek(o->deps, &t_rel);
+		uint64_t until;
+		if (have_cur && (!has_rel || cur.time < t_rel))
+			until = cur.time;
+		else if (has_rel)
+			until = t_rel;
+		else if (mp_deps_held(o->deps) > 0 || mp_fabric_busy(f))
+			until = UINT64_MAX; /* deliveries will release them */
+		else
+			return MP_FAB_OK;
+		o->yielded = 0;
+		o->in_run = 1;
+		st = mp_fabric_run(f, until);
+		o->in_run = 0;
+		if (st != MP_FAB_OK)
+			return st;
+		if (o->yielded)
+			continue;
+		if (until == UINT64_MAX) {
+			/* The fabric emptied and released nothing. */
+			if (mp_deps_held(o->deps) == 0)
+				continue;
+			fail_out(o, "%s: %llu messages wait for messages never "
+				    "delivered", in,
+				 (unsigned long long)mp_deps_held(o->deps));
+		}
+		if (has_rel && t_rel == until) {
+			struct mp_msg m;
+			mp_rec rel;
+			mp_deps_pop(o->deps, &m, &rel.rel);
+			if (mp_writer_put(o->w, &rel) < 0)
+				return MP_FAB_ERROR;
+			/* issue 17: a message to its own node never enters
+			 * the network. */
+			int rc = m.src == m.dst ? mp_fabric_local(f, &m) :
+						  mp_fabric_add(f, &m);
+			if (rc < 0)
+				return MP_FAB_ERROR;
+		} else {
+			if (mp_deps_close(o->deps, cur.time, &err) < 0)
+				fail_out(o, "%s: %s", in, err.msg);
+			have_cur = 0;
+			(*nread)++;
+		}
+	}
 }
 
 static double wall(void)
@@ -209,6 +356,7 @@ int main(int argc, char **argv)
 	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
+	int dep_mode = MP_DEP_MAX;
 
 	signal(SIGPIPE, SIG_IGN);
 	mp_cfg_init(&cfg);
@@ -251,6 +399,15 @@ int main(int argc, char **argv)
 					 "--deadlock-time", &err) < 0)
 				bad_usage("%s", err.msg);
 			have_dl = 1;
+			break;
+		case O_DEP_RELEASE:
+			if (strcmp(optarg, "max") == 0)
+				dep_mode = MP_DEP_MAX;
+			else if (strcmp(optarg, "gap") == 0)
+				dep_mode = MP_DEP_GAP;
+			else
+				bad_usage("--dep-release: '%s' is not max or gap",
+					  optarg);
 			break;
 		case O_EAGER_RETRIES:
 			eager = 1;
@@ -356,6 +513,13 @@ int main(int argc, char **argv)
 		die("out of memory");
 	mp_hdr_set_kind(oh, MP_KIND_DELIVERIES);
 	set_fabric_meta(oh, &cfg, f, seed);
+	if (mp_hdr_deps(ih)) {
+		mp_hdr_set(oh, "dep_release", dep_mode == MP_DEP_GAP ? "gap" :
+								       "max");
+		out.f = f;
+		if (!(out.deps = mp_deps_new(dep_mode)))
+			die("out of memory");
+	}
 	mp_hdr_add_prov(oh, prog, argc + optind - 1, argv - optind + 1, 1, seed);
 	out.w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);
@@ -367,7 +531,11 @@ int main(int argc, char **argv)
 	mp_rec rec;
 	int st = MP_FAB_OK, rc;
 	uint64_t nread = 0;
-	for (;;) {
+	for (; out.deps;) {
+		st = run_deps(r, f, &out, &nread);
+		break;
+	}
+	for (; !out.deps;) {
 		rc = mp_reader_next(r, &rec);
 		if (rc < 0) {
 			mp_writer_abort(out.w);
@@ -472,5 +640,6 @@ int main(int argc, char **argv)
 	}
 	mp_reader_close(r);
 	mp_fabric_free(f);
+	mp_deps_free(out.deps);
 	return status;
 }

@@ -58,6 +58,8 @@ static const char options_text[] =
 	"  --remap LIST         replay: node ids old:new,old:new...\n"
 	"  --remap-mod          replay: node ids modulo the node count\n"
 	"  --drop-self          replay: skip rows whose src equals dst\n"
+	"  --no-deps            Netrace: drop dependencies (open-loop replay)\n"
+	"  --region K           Netrace: only region K of the trace\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --raw                write uncompressed\n"
 	"  -h, --help           this help\n";
@@ -113,8 +115,35 @@ static const char *const gen_only[] = {
 	"hot-load", "hot-nodes", "hot-share", "hot-spots", "load", "long",
 	"long-len", "short-max", "short-min", "uniform", "workload", NULL
 };
-static const char *const replay_only[] = { "drop-self", "remap", "remap-mod",
-					   "time-scale", NULL };
+static const char *const replay_only[] = { "drop-self", "no-deps", "region",
+					   "remap", "remap-mod", "time-scale",
+					   NULL };
+
+/*
+ * The dep records of message id (mp_workload_deps): its dependencies,
+ * MP_DEP_IDS to a record, the count of later messages naming it in the
+ * first. Returns 0, or -1 when a write failed.
+ */
+static int put_deps(mp_writer *wr, const mp_workload *w, uint64_t id)
+{
+	const uint64_t *after;
+	size_t n;
+	uint32_t users;
+	mp_workload_deps(w, &after, &n, &users);
+	for (size_t k = 0; k == 0 ? (n > 0 || users > 0) : k < n;
+	     k += MP_DEP_IDS) {
+		mp_rec r;
+		memset(&r, 0, sizeof r);
+		r.dep.tag = MP_REC_DEP;
+		r.dep.msg = id;
+		r.dep.users = k == 0 ? users : 0;
+		for (size_t j = 0; j < MP_DEP_IDS && k + j < n; j++)
+			r.dep.after[r.dep.n++] = after[k + j];
+		if (mp_writer_put(wr, &r) < 0)
+			return -1;
+	}
+	return 0;
+}
 
 /*
  * Open a Netrace trace for reading; a bzip2-compressed one (magic "BZh")
@@ -221,11 +250,13 @@ int main(int argc, char *argv[])
 		{ "long-len", required_argument, NULL, O_WL },
 		{ "messages", required_argument, NULL, 'n' },
 		{ "netrace", required_argument, NULL, O_WL },
+		{ "no-deps", no_argument, NULL, O_WL },
 		{ "nodes", required_argument, NULL, O_NODES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "payload", required_argument, NULL, O_WL },
 		{ "preset", required_argument, NULL, O_PRESET },
 		{ "raw", no_argument, NULL, O_RAW },
+		{ "region", required_argument, NULL, O_WL },
 		{ "remap", required_argument, NULL, O_WL },
 		{ "remap-mod", no_argument, NULL, O_WL },
 		{ "replay", required_argument, NULL, O_WL },
@@ -419,6 +450,8 @@ int main(int argc, char *argv[])
 		if (rc == 0 || (has_dur && rec.msg.time >= duration))
 			break;
 		if (mp_writer_put(wr, &rec) < 0)
+			break;
+		if (put_deps(wr, w, rec.msg.id) < 0)
 			break;
 		count++;
 		if (tty && (count & 4095) == 0 && now() - last >= 0.25) {
