@@ -44,7 +44,7 @@ run_stream() {
 	mpcat -C -k deliveries -r run $META "$T/r.csv"
 }
 
-CSVHEAD=group,messages,packets,throughput,msg_lat_mean,msg_lat_ci95,norm_lat_mean,pkt_lat_mean,pkt_lat_p99,hops_mean,pe_util,int_util,offered,msg_lat_sd,msg_lat_cv,msg_lat_min,msg_lat_p50,msg_lat_p90,msg_lat_p99,msg_lat_p999,msg_lat_max,norm_lat_ci95,pkt_lat_ci95,pkt_lat_sd,pkt_lat_cv,pkt_lat_p50,pkt_lat_p90,pkt_lat_p999,pkt_lat_max,status,throughput_raw,norm_lat_sd,pkt_lat_min,window_start,window_end,util_start,util_end
+CSVHEAD=group,messages,packets,throughput,msg_lat_mean,msg_lat_ci95,norm_lat_mean,pkt_lat_mean,pkt_lat_p99,hops_mean,pe_util,int_util,offered,msg_lat_sd,msg_lat_cv,msg_lat_min,msg_lat_p50,msg_lat_p90,msg_lat_p99,msg_lat_p999,msg_lat_max,norm_lat_ci95,pkt_lat_ci95,pkt_lat_sd,pkt_lat_cv,pkt_lat_p50,pkt_lat_p90,pkt_lat_p999,pkt_lat_max,status,throughput_raw,norm_lat_sd,pkt_lat_min,window_start,window_end,util_start,util_end,makespan,trace_end,dep_wait_mean,dep_wait_p99
 
 @test "text table of the hand-computed fixture is exact" {
 	run lstat -q "$T/all.mps"
@@ -63,8 +63,10 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" = "$CSVHEAD" ]
 	# p50 of packets: rank 7 of 90 100 100 100 100 180x6 190 190 200;
-	# p90: rank 13 = 190. Packet ci95 over 14 batches of 1.
-	[ "${lines[1]}" = "all,6,14,0.420000,366.667,438.592,141.667,153.571,200.0,1.2143,0.500000,0.200000,0.500000,417.931,1.139813,100,200.0,1200.0,1200.0,1200.0,1200,51.590,25.076,43.431,0.282807,180.0,190.0,200.0,200,ok,0.001,49.160,90,0,2000,0,2000" ]
+	# p90: rank 13 = 190. Packet ci95 over 14 batches of 1. Makespan:
+	# the last t_done, 1600; trace end: the last t_arrive, 1500; no rel
+	# records, so no dependency wait.
+	[ "${lines[1]}" = "all,6,14,0.420000,366.667,438.592,141.667,153.571,200.0,1.2143,0.500000,0.200000,0.500000,417.931,1.139813,100,200.0,1200.0,1200.0,1200.0,1200,51.590,25.076,43.431,0.282807,180.0,190.0,200.0,200,ok,0.001,49.160,90,0,2000,0,2000,1600,1500,," ]
 }
 
 @test "the same stream from standard input gives the same bytes" {
@@ -118,7 +120,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	# Kept: ids 2..5, latencies 1200 200 300 100 (mean 450); 11 packets.
 	# Window [100, 2000] (earliest kept arrival): 11 / (7 * 1900) * 420
 	# = 0.347368. Utilization from the snapshot at 1000: 0.6 and 0.2.
-	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-)" = "all,4,11,0.347368,450.000,0.600000,0.200000,100,2000,1000,2000" ]
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-37)" = "all,4,11,0.347368,450.000,0.600000,0.200000,100,2000,1000,2000" ]
 	run lstat -q --warmup 2 "$T/all.mps"
 	[ "${lines[3]}" = "# warm-up: messages with id < 2; discarded 2 messages, 3 packets" ]
 	[ "${lines[4]}" = "# window: [100, 2000]; utilization over [1000, 2000]" ]
@@ -130,7 +132,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	# Kept messages 3 4 5 (latencies 200 300 100, mean 200); packets
 	# injected at 400 or later: 4 of id 2, 1 + 3 + 1 = 9. Window
 	# [400, 2000]: 9 / (7 * 1600) * 420 = 0.3375.
-	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-)" = "all,3,9,0.337500,200.000,0.600000,0.200000,400,2000,1000,2000" ]
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-37)" = "all,3,9,0.337500,200.000,0.600000,0.200000,400,2000,1000,2000" ]
 	# Both: a record is kept when both keep it (ids 4 and 5, 3 + 1
 	# packets); the window starts at the earliest kept arrival, 700.
 	run lstat --warmup 4 --warmup-time 400 --csv "$T/all.mps"
@@ -140,7 +142,8 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 @test "a warm-up that discards everything leaves empty fields" {
 	run lstat --warmup 100 --csv "$T/all.mps"
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,," ]
+	# Makespan and trace end describe the whole stream, warm-up or not.
+	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,,1600,1500,," ]
 	run lstat --warmup 100 -q "$T/all.mps"
 	[ "${lines[4]}" = "# window: empty (the warm-up discarded every message)" ]
 }
@@ -207,7 +210,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "# $(echo "$CSVHEAD" | tr , ' ')" ]
 	[ "$(echo "${lines[2]}" | cut -d' ' -f1-6)" = "long 1 6 0.180000 1200.000 -" ]
-	[ "$(printf '%s\n' "$output" | awk 'NR > 1 {print NF}' | sort -u)" = 37 ]
+	[ "$(printf '%s\n' "$output" | awk 'NR > 1 {print NF}' | sort -u)" = 41 ]
 }
 
 @test "-h: usage on stdout, exit 0" {

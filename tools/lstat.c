@@ -435,7 +435,7 @@ enum {
 	K_HOPS, K_PEU, K_INTU, K_OFFERED, K_MSD, K_MCV, K_MMIN, K_MP50, K_MP90,
 	K_MP99, K_MP999, K_MMAX, K_NCI, K_PCI, K_PSD, K_PCV, K_PP50, K_PP90,
 	K_PP999, K_PMAX, K_STATUS, K_RAW, K_NSD, K_PMIN, K_WSTART, K_WEND,
-	K_USTART, K_UEND, NCOL
+	K_USTART, K_UEND, K_MAKESPAN, K_TRACE_END, K_DWMEAN, K_DWP99, NCOL
 };
 
 static const struct col cols[NCOL] = {
@@ -476,14 +476,21 @@ static const struct col cols[NCOL] = {
 	[K_WEND] = { "window_end", NULL, 0, 0 },
 	[K_USTART] = { "util_start", NULL, 0, 0 },
 	[K_UEND] = { "util_end", NULL, 0, 0 },
+	/* The application's view (closed-loop replay): the whole stream. */
+	[K_MAKESPAN] = { "makespan", "makespan", 0, 0 },
+	[K_TRACE_END] = { "trace_end", "trace_end", 0, 0 },
+	[K_DWMEAN] = { "dep_wait_mean", "dep_wait", 3, 1 },
+	[K_DWP99] = { "dep_wait_p99", "dep_p99", 1, 1 },
 };
 
 /* Columns of the text table, in order. */
 static const int text_cols[] = {
 	K_GROUP, K_MSGS, K_PKTS, K_THRU, K_RAW, K_MLAT, K_MCI, K_MSD, K_MCV,
 	K_MP50, K_MP99, K_NLAT, K_PLAT, K_PP99, K_HOPS, K_PEU, K_INTU,
+	K_MAKESPAN, K_TRACE_END, K_DWMEAN, K_DWP99,
 };
-#define NTEXT (sizeof text_cols / sizeof text_cols[0])
+/* The last four only for a stream with dependencies (deps=1). */
+static size_t ntext = sizeof text_cols / sizeof text_cols[0];
 
 /* What every row shares: the run, the window, the utilization. */
 struct global {
@@ -495,6 +502,7 @@ struct global {
 	int have_ut;
 	uint64_t ut1, ut2;
 	const char *status;
+	double makespan, trace_end, dw_mean, dw_p99;
 };
 
 static double ratio(double a, double b)
@@ -553,6 +561,10 @@ static void row_values(const struct acc *a, const struct global *g,
 		v[K_USTART] = (double)g->ut1;
 		v[K_UEND] = (double)g->ut2;
 	}
+	v[K_MAKESPAN] = g->makespan;
+	v[K_TRACE_END] = g->trace_end;
+	v[K_DWMEAN] = g->dw_mean;
+	v[K_DWP99] = g->dw_p99;
 }
 
 /* Format column k of a row: "" for a missing value. */
@@ -583,25 +595,25 @@ struct row {
 static void print_text(const struct row *rows, size_t n,
 		       const struct global *g)
 {
-	size_t w[NTEXT];
+	size_t w[sizeof text_cols / sizeof text_cols[0]];
 	char buf[CELL];
 
-	for (size_t j = 0; j < NTEXT; j++)
+	for (size_t j = 0; j < ntext; j++)
 		w[j] = strlen(cols[text_cols[j]].title);
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < NTEXT; j++) {
+		for (size_t j = 0; j < ntext; j++) {
 			cell(buf, sizeof buf, text_cols[j], rows[i].name,
 			     rows[i].v, g, 1);
 			size_t len = buf[0] ? strlen(buf) : 1;
 			if (len > w[j])
 				w[j] = len;
 		}
-	for (size_t j = 0; j < NTEXT; j++)
+	for (size_t j = 0; j < ntext; j++)
 		printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
 		       cols[text_cols[j]].title);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < NTEXT; j++) {
+		for (size_t j = 0; j < ntext; j++) {
 			cell(buf, sizeof buf, text_cols[j], rows[i].name,
 			     rows[i].v, g, 1);
 			printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
@@ -805,6 +817,13 @@ int main(int argc, char *argv[])
 	int mark = 0;        /* the end-of-input marker was read */
 	int nmarks = 0;      /* markers read (one per concatenated run) */
 	uint64_t mark_t = 0; /* its time: the last arrival */
+	/* The application's view: last delivery, last trace time (of rel
+	 * records in a deps stream, else of arrivals), dependency wait. */
+	uint64_t makespan = 0, trace_dlv = 0, trace_rel = 0, nrel = 0;
+	mp_moments *dw = mp_moments_new();
+	mp_hist *dwh = mp_hist_new();
+	if (!dw || !dwh)
+		die("out of memory");
 	struct mp_run run = { 0 };
 	mp_rec rec;
 	int rc;
@@ -816,6 +835,10 @@ int main(int argc, char *argv[])
 			n_dlv++;
 			if (d->t_done > t_last)
 				t_last = d->t_done;
+			if (d->t_done > makespan)
+				makespan = d->t_done;
+			if (d->t_arrive > trace_dlv)
+				trace_dlv = d->t_arrive;
 			uint64_t mx = d->src > d->dst ? d->src : d->dst;
 			if (!have_node || mx > max_node)
 				max_node = mx;
@@ -913,6 +936,16 @@ int main(int argc, char *argv[])
 				mark_t = rec.util.t;
 			}
 			break;
+		case MP_REC_REL: {
+			uint64_t w = rec.rel.t_release - rec.rel.t_trace;
+			nrel++;
+			if (rec.rel.t_trace > trace_rel)
+				trace_rel = rec.rel.t_trace;
+			mp_moments_add(dw, (double)w);
+			if (mp_hist_add(dwh, w, 1) < 0)
+				die("out of memory");
+			break;
+		}
 		case MP_REC_RUN:
 			if (nruns == 0) {
 				run = rec.run;
@@ -962,6 +995,19 @@ int main(int argc, char *argv[])
 	g.have_window = ws != UINT64_MAX;
 	g.wstart = g.have_window ? ws : 0;
 	g.wend = nruns ? run.t_end : t_last;
+	g.makespan = n_dlv ? (double)makespan : NAN;
+	g.trace_end = nrel ? (double)trace_rel : n_dlv ? (double)trace_dlv : NAN;
+	g.dw_mean = nrel ? mp_moments_mean(dw) : NAN;
+	g.dw_p99 = nrel ? mp_hist_quantile(dwh, 0.99) : NAN;
+	mp_moments_free(dw);
+	mp_hist_free(dwh);
+	if (!mp_hdr_deps(h))
+		ntext -= 4;
+	/* A replay's input ends when its trace does, long before most of
+	 * its deliveries for a short trace: its window runs to the last
+	 * delivery instead of the end-of-input mark. */
+	if (mp_hdr_get(h, "replay"))
+		nmarks = 0;
 	if (nmarks == 1) {
 		g.wend = mark_t;
 		g.marked = 1;
