@@ -143,7 +143,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	run lstat --warmup 100 --csv "$T/all.mps"
 	[ "$status" -eq 0 ]
 	# Makespan and trace end describe the whole stream, warm-up or not.
-	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,,1600,1500,," ]
+	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,,,1600,1500,," ]
 	run lstat --warmup 100 -q "$T/all.mps"
 	[ "${lines[4]}" = "# window: empty (the warm-up discarded every message)" ]
 }
