@@ -99,6 +99,7 @@ struct mp_workload {
 	size_t nafter;
 	uint32_t users;
 	uint64_t skip, take; /* --region: packets to skip, then to read */
+	uint32_t last_id;
 };
 
 static const char *const arrival_names[] = { "poisson", "geometric",
@@ -1045,9 +1046,34 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 				 mp_netrace_error(w->nt));
 			return -1;
 		}
-		if (rc == 0)
+		if (rc == 0) {
+			/* The header's count tells a trace cut at a packet
+			 * boundary from a whole one. */
+			uint64_t want = mp_netrace_packets(w->nt);
+			if (w->c.region >= 0 ? w->skip > 0 || w->take > 0 :
+					       w->nt_count < want)
+				return rfail(w, "the trace ends after %llu of its "
+						"%llu packets (truncated?)",
+					     (unsigned long long)w->nt_count,
+					     (unsigned long long)want);
 			return 0;
+		}
 		w->nt_count++;
+		if (w->deps) {
+			/* Dependants must follow: ids increase (as Netrace
+			 * numbers its packets). */
+			if (w->nt_count > 1 && p.id <= w->last_id)
+				return rfail(w, "packet id %u after id %u (ids "
+						"must increase)", p.id,
+					     (unsigned)w->last_id);
+			w->last_id = p.id;
+			for (unsigned k = 0; k < p.num_deps; k++)
+				if (p.deps[k] <= p.id)
+					return rfail(w, "packet id %u has packet "
+							"id %u, not a later one, "
+							"waiting for it (a cycle)",
+						     p.id, p.deps[k]);
+		}
 		if (w->skip > 0) {
 			/* --region: packets of the regions before; what waits
 			 * for them will find them done. */
@@ -1100,9 +1126,6 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 			w->nafter = mp_depinv_take(w->inv, p.id, &w->after);
 			w->users = p.num_deps;
 			for (unsigned k = 0; k < p.num_deps; k++) {
-				if (p.deps[k] == p.id)
-					return rfail(w, "packet id %u waits for "
-							"itself", p.id);
 				if (mp_depinv_add(w->inv, p.deps[k], p.id) < 0)
 					return rfail(w, "out of memory");
 			}
