@@ -148,6 +148,7 @@ struct mp_fabric {
 	uint32_t *rt;      /* by offset: dist | best << 8 | nf << 16 | det << 24 */
 	uint32_t *row, *col; /* of each node (rows 1 for hex) */
 	uint32_t rows, cols;
+	uint32_t orows, ocols; /* issue 17: offset space (mp_topo_offset) */
 	uint32_t *nb;      /* n * deg neighbours */
 	uint32_t *chan_of; /* n * deg channel of each port */
 	uint8_t opp[MP_TOPO_MAXDEG]; /* opposite directions */
@@ -207,11 +208,13 @@ static inline uint32_t offset(const mp_fabric *f, uint32_t x, uint32_t dst)
 		return dst >= x ? dst - x : dst + f->n - x;
 	int64_t r = (int64_t)f->row[dst] - f->row[x];
 	int64_t c = (int64_t)f->col[dst] - f->col[x];
+	/* issue 17: the offset space (orows x ocols) is larger than the
+	 * grid for the mesh. */
 	if (r < 0)
-		r += f->rows;
+		r += f->orows;
 	if (c < 0)
-		c += f->cols;
-	return (uint32_t)r * f->cols + (uint32_t)c;
+		c += f->ocols;
+	return (uint32_t)r * f->ocols + (uint32_t)c;
 }
 
 void mp_fabric_defaults(const struct mp_cfg *cfg, struct mp_fabric_opts *o)
@@ -1402,7 +1405,11 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 	}
 	f->rows = mp_topo_rows(f->topo);
 	f->cols = mp_topo_cols(f->topo);
-	f->rt = malloc((size_t)f->n * sizeof *f->rt);
+	/* issue 17: tables by offset (more offsets than nodes: mesh). */
+	uint32_t noff = mp_topo_offsets(f->topo);
+	f->orows = noff == f->n ? f->rows : 2 * f->rows - 1;
+	f->ocols = noff == f->n ? f->cols : 2 * f->cols - 1;
+	f->rt = malloc((size_t)noff * sizeof *f->rt);
 	f->row = malloc((size_t)f->n * sizeof *f->row);
 	f->col = malloc((size_t)f->n * sizeof *f->col);
 	if (!f->rt || !f->row || !f->col) {
@@ -1419,9 +1426,10 @@ mp_fabric *mp_fabric_new(const struct mp_cfg *cfg,
 		mp_topo_coords(f->topo, x, &r, &c);
 		f->row[x] = r;
 		f->col[x] = c;
+	}
+	for (uint32_t x = 0; x < noff; x++)
 		f->rt[x] = (uint32_t)dist[x] | (uint32_t)best[x] << 8 |
 			   (uint32_t)nf[x] << 16 | (uint32_t)det[x] << 24;
-	}
 	size_t nd = (size_t)f->n * f->deg;
 	f->nb = malloc(nd * sizeof *f->nb);
 	f->chan_of = malloc(nd * sizeof *f->chan_of);

@@ -525,6 +525,13 @@ static int setup_hot(mp_workload *w, mp_err *err)
 static int setup_dest(mp_workload *w, mp_err *err)
 {
 	const mp_topo *t = w->topo;
+	if (strcmp(mp_topo_family(t), "mesh") == 0 &&
+	    (w->c.dest == MP_DST_DISTANCE || w->c.dest == MP_DST_NEIGHBOR))
+		return mp_err_set(err, "--dest: %s needs a topology whose nodes "
+				       "all see the same neighbourhood, not %s",
+				  w->c.dest == MP_DST_DISTANCE ? "distance" :
+								 "neighbor",
+				  mp_topo_name(t));
 	switch (w->c.dest) {
 	case MP_DST_TRANSPOSE:
 		if (strcmp(mp_topo_family(t), "hex") == 0 ||

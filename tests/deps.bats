@@ -262,3 +262,29 @@ poke() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"unknown record tag 8"* ]]
 }
+
+@test "mesh:RxC and preset cmp: minimal dimension-order routes, no wrap-around" {
+	run netrun --preset cmp --show-config
+	[ "${lines[1]}" = "--topo mesh:8x8" ]
+	wlgen --preset cmp --netrace "$NT" | netrun --preset cmp -o "$T/d.mps"
+	# Every packet crosses exactly |dr| + |dc| links (8 columns): no
+	# route takes a link across the edge.
+	run sh -c "mpcat -c -r pkt '$T/d.mps' | awk -F, 'NR > 1 {
+		dr = int(\$4 / 8) - int(\$5 / 8); dc = \$4 % 8 - \$5 % 8
+		if (dr < 0) dr = -dr; if (dc < 0) dc = -dc
+		n++; if (\$10 != dr + dc) bad++ } END { print n, bad + 0 }'"
+	[ "$output" = "335 0" ]
+	# A mesh of 2 rows is allowed (a torus needs 3); distance and
+	# neighbour destinations and derouting are not.
+	run netrun --topo mesh:2x7 --show-config
+	[ "$status" -eq 0 ]
+	run wlgen --preset cmp --dest distance:3 --load 0.1 -n 1
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "wlgen: --dest: distance needs a topology whose nodes all see the same neighbourhood, not mesh:8x8" ]]
+	run netrun --preset cmp --route derouting --show-config
+	[ "$status" -eq 2 ]
+	# With dependencies the mesh at half speed takes longer.
+	a=$(lstat --csv "$T/d.mps" | tail -1 | cut -d, -f38)
+	b=$(wlgen --preset cmp --netrace "$NT" | netrun --preset cmp --packet-time 2 | lstat --csv | tail -1 | cut -d, -f38)
+	[ "$b" -gt "$a" ]
+}
