@@ -276,7 +276,7 @@ poke() {
 	[ "$output" = "335 0" ]
 	# A mesh of 2 rows is allowed (a torus needs 3); distance and
 	# neighbour destinations and derouting are not.
-	run netrun --topo mesh:2x7 --show-config
+	run netrun --preset cmp --topo mesh:2x7 --show-config
 	[ "$status" -eq 0 ]
 	run wlgen --preset cmp --dest distance:3 --load 0.1 -n 1
 	[ "$status" -eq 2 ]
