@@ -99,6 +99,14 @@ struct mp_workload {
 	size_t nafter;
 	uint32_t users;
 	uint64_t skip, take; /* --region: packets to skip, then to read */
+	/* --chains: each a requester, its current server, where it is */
+	struct chain {
+		uint64_t next, last_id;
+		uint32_t a, b;
+		int resp, started;
+		mp_rng rng;
+	} *ch;
+	uint64_t dep1;
 	uint32_t last_id;
 };
 
@@ -120,6 +128,7 @@ void mp_wl_cfg_init(struct mp_wl_cfg *c)
 	c->time_scale = 1;
 	c->replay_fd = -1;
 	c->region = -1;
+	c->think = 100;
 }
 
 /* A percentage: "10" and "10%" both mean 0.1. */
@@ -375,6 +384,15 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 		c->drop_self = 1;
 		return 0;
 	}
+	if (strcmp(name, "chains") == 0) {
+		uint64_t v;
+		if (mp_parse_u64(val, 1, 1000000, &v, what, err) < 0)
+			return -1;
+		c->chains = (unsigned)v;
+		return 0;
+	}
+	if (strcmp(name, "think") == 0)
+		return mp_parse_double(val, 0, 1e12, 0, &c->think, what, err);
 	if (strcmp(name, "no-deps") == 0) {
 		c->no_deps = 1;
 		return 0;
@@ -777,6 +795,24 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 		}
 		return w;
 	}
+	if (wc->chains) {
+		/* Request / response chains: no load, lengths from bytes. */
+		w->deps = 1;
+		w->ch = calloc(wc->chains, sizeof *w->ch);
+		if (!w->ch) {
+			mp_err_set(err, "out of memory");
+			goto fail;
+		}
+		for (unsigned i = 0; i < wc->chains; i++) {
+			struct chain *c = &w->ch[i];
+			mp_rng_seed(&c->rng, wc->seed, i);
+			c->a = (uint32_t)mp_rng_below(&c->rng, w->n);
+			c->b = (uint32_t)mp_rng_below(&c->rng, w->n - 1);
+			c->b += c->b >= c->a;
+			c->next = (uint64_t)floor(mp_rng_exp(&c->rng, wc->think));
+		}
+		return w;
+	}
 	if (wc->short_min > wc->short_max) {
 		mp_err_set(err, "--short-min %u exceeds --short-max %u",
 			   wc->short_min, wc->short_max);
@@ -822,6 +858,7 @@ void mp_workload_free(mp_workload *w)
 	if (w->nt_fd >= 0)
 		close(w->nt_fd);
 	mp_depinv_free(w->inv);
+	free(w->ch);
 	free(w);
 }
 
@@ -1249,8 +1286,52 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 /* ------------------------------------------------------------------ */
 /* Access                                                              */
 
+/*
+ * The next message of the chains: the chain with the earliest next
+ * message (then the lowest number); a request (8 bytes) from its
+ * requester to its server, then the response (72 bytes) back, each
+ * waiting for the one before in its chain and followed after a think
+ * time (exponential, mean --think, rounded) by the next; after a
+ * response the requester picks another server.
+ */
+static int chains_next(mp_workload *w, struct mp_msg *m)
+{
+	unsigned k = 0;
+	for (unsigned i = 1; i < w->c.chains; i++)
+		if (w->ch[i].next < w->ch[k].next)
+			k = i;
+	struct chain *c = &w->ch[k];
+	if (c->next >= TIME_MAX)
+		return rfail(w, "chain %u: time %llu out of range", k,
+			     (unsigned long long)c->next);
+	unsigned bytes = c->resp ? 72 : 8;
+	memset(m, 0, sizeof *m);
+	m->tag = MP_REC_MSG;
+	m->src = c->resp ? c->b : c->a;
+	m->dst = c->resp ? c->a : c->b;
+	m->bytes = bytes;
+	m->packets = (bytes + w->payload - 1) / w->payload;
+	m->time = c->next;
+	m->id = w->id++;
+	w->nafter = c->started;
+	w->dep1 = c->last_id;
+	w->after = &w->dep1;
+	w->users = 1;
+	c->started = 1;
+	c->last_id = m->id;
+	if (c->resp) {
+		c->b = (uint32_t)mp_rng_below(&c->rng, w->n - 1);
+		c->b += c->b >= c->a;
+	}
+	c->resp = !c->resp;
+	c->next += 1 + (uint64_t)floor(mp_rng_exp(&c->rng, w->c.think));
+	return 1;
+}
+
 int mp_workload_next(mp_workload *w, struct mp_msg *msg)
 {
+	if (w->c.chains)
+		return chains_next(w, msg);
 	return w->c.replay ? replay_next(w, msg) : gen_next(w, msg);
 }
 
@@ -1339,6 +1420,13 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 			rc |= mp_hdr_set(h, "remap_mod", "1");
 		if (c->drop_self)
 			rc |= mp_hdr_set(h, "drop_self", "1");
+		return rc ? -1 : 0;
+	}
+	if (c->chains) {
+		rc |= mp_hdr_set(h, "workload", "chains");
+		rc |= mp_hdr_setf(h, "chains", "%u", c->chains);
+		rc |= mp_hdr_setf(h, "think", "%g", c->think);
+		rc |= mp_hdr_set(h, "deps", "1");
 		return rc ? -1 : 0;
 	}
 	rc |= mp_hdr_set(h, "workload", c->workload);

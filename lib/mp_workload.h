@@ -79,6 +79,8 @@ struct mp_wl_cfg {
 	int remap_mod;         /* replay: node ids modulo the node count */
 	int drop_self;         /* replay: skip rows with src == dst */
 	int no_deps;           /* Netrace: drop dependencies (open loop) */
+	unsigned chains;       /* generate N request/response chains */
+	double think;          /* chains: mean think time between messages */
 	int region;            /* Netrace: only this region; -1: all */
 };
 

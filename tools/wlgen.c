@@ -51,6 +51,9 @@ static const char options_text[] =
 	"  --gt-load U          a separate guaranteed stream per node at load U\n"
 	"  --gt-length K        its message length in packets (default 1)\n"
 	"  --adaptive-share P   percentage of messages marked adaptive (route=2)\n"
+	"  --chains N           N request/response chains between random nodes,\n"
+	"                       each message waiting for the one before (deps)\n"
+	"  --think T            chains: mean think time between messages (100)\n"
 	"  --seed S             random seed (default 1)\n"
 	"  --replay FILE        replay a CSV trace (time,src,dst,packets|bytes)\n"
 	"  --netrace FILE       replay a Netrace trace (bzip2-compressed or not)\n"
@@ -111,9 +114,10 @@ enum {
 
 /* Options that only make sense when generating, or when replaying. */
 static const char *const gen_only[] = {
-	"adaptive-share", "arrival", "dest", "gt-length", "gt-load", "gt-share",
+	"adaptive-share", "arrival", "chains", "dest", "gt-length", "gt-load", "gt-share",
 	"hot-load", "hot-nodes", "hot-share", "hot-spots", "load", "long",
-	"long-len", "short-max", "short-min", "uniform", "workload", NULL
+	"long-len", "short-max", "short-min", "think", "uniform", "workload",
+	NULL
 };
 static const char *const replay_only[] = { "drop-self", "no-deps", "region",
 					   "remap", "remap-mod", "time-scale",
@@ -234,6 +238,7 @@ int main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "adaptive-share", required_argument, NULL, O_WL },
 		{ "arrival", required_argument, NULL, O_WL },
+		{ "chains", required_argument, NULL, O_WL },
 		{ "dest", required_argument, NULL, O_WL },
 		{ "drop-self", no_argument, NULL, O_WL },
 		{ "duration", required_argument, NULL, O_DURATION },
@@ -264,6 +269,7 @@ int main(int argc, char *argv[])
 		{ "short-max", required_argument, NULL, O_WL },
 		{ "short-min", required_argument, NULL, O_WL },
 		{ "size", required_argument, NULL, O_FABRIC },
+		{ "think", required_argument, NULL, O_WL },
 		{ "time-scale", required_argument, NULL, O_WL },
 		{ "topo", required_argument, NULL, O_FABRIC },
 		{ "uniform", no_argument, NULL, O_WL },
