@@ -535,3 +535,55 @@ size_t mp_depinv_pending(const mp_depinv *v)
 {
 	return v->h.n;
 }
+
+/* ---- counts by id ------------------------------------------------ */
+
+struct mp_idcount {
+	struct hash h;
+	uint32_t *v;
+	uint32_t nv, capv;
+};
+
+mp_idcount *mp_idcount_new(void)
+{
+	return calloc(1, sizeof(mp_idcount));
+}
+
+void mp_idcount_free(mp_idcount *c)
+{
+	if (!c)
+		return;
+	free(c->h.s);
+	free(c->v);
+	free(c);
+}
+
+int mp_idcount_add(mp_idcount *c, uint64_t id, uint32_t n)
+{
+	uint32_t i = hget(&c->h, id);
+	if (i == NIL) {
+		if (c->nv == c->capv) {
+			uint32_t cap = c->capv ? 2 * c->capv : 1024;
+			uint32_t *v = realloc(c->v, cap * sizeof *v);
+			if (!v)
+				return -1;
+			c->v = v;
+			c->capv = cap;
+		}
+		i = c->nv++;
+		c->v[i] = 0;
+		if (hput(&c->h, id, i) < 0)
+			return -1;
+	}
+	c->v[i] += n;
+	return 0;
+}
+
+int mp_idcount_get(const mp_idcount *c, uint64_t id, uint32_t *n)
+{
+	uint32_t i = hget(&c->h, id);
+	if (i == NIL)
+		return 0;
+	*n = c->v[i];
+	return 1;
+}

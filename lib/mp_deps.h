@@ -96,4 +96,16 @@ size_t mp_depinv_take(mp_depinv *v, uint64_t waiter, const uint64_t **ids);
 /* Waiters noted and not yet taken. */
 size_t mp_depinv_pending(const mp_depinv *v);
 
+/* A count per id (wlgen's first pass over a CSV trace). */
+typedef struct mp_idcount mp_idcount;
+
+mp_idcount *mp_idcount_new(void);
+void mp_idcount_free(mp_idcount *c);
+
+/* Add n to the count of id, inserting it at 0 first. 0, or -1 (memory). */
+int mp_idcount_add(mp_idcount *c, uint64_t id, uint32_t n);
+
+/* Whether id is present; its count into *n. */
+int mp_idcount_get(const mp_idcount *c, uint64_t id, uint32_t *n);
+
 #endif

@@ -88,6 +88,10 @@ struct mp_workload {
 	uint64_t nt_count;
 	int started;
 	int col_time, col_src, col_dst, col_pk, col_bytes, col_cls;
+	int col_id, col_after;
+	mp_idcount *users_of; /* CSV with dependencies: users per id */
+	uint64_t *abuf;       /* the after ids of the current row */
+	size_t acap;
 	struct remap *map;
 	size_t nmap;
 	uint64_t last_time;
@@ -773,9 +777,8 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 					"its own node locally)");
 			goto fail;
 		}
-		if (!nt && (wc->no_deps || wc->region >= 0)) {
-			mp_err_set(err, "--%s: only with --netrace",
-				   wc->no_deps ? "no-deps" : "region");
+		if (!nt && wc->region >= 0) {
+			mp_err_set(err, "--region: only with --netrace");
 			goto fail;
 		}
 		w->deps = nt && !wc->no_deps;
@@ -859,6 +862,8 @@ void mp_workload_free(mp_workload *w)
 		close(w->nt_fd);
 	mp_depinv_free(w->inv);
 	free(w->ch);
+	mp_idcount_free(w->users_of);
+	free(w->abuf);
 	free(w);
 }
 
@@ -978,6 +983,112 @@ static int col2(const mp_csv_reader *r, const char *a, const char *b)
 	return i >= 0 || !b ? i : mp_csv_col(r, b);
 }
 
+/*
+ * Parse an 'after' cell, ids separated by ';' (empty: none), into
+ * w->abuf. Returns the count, or -1 with a message in e.
+ */
+static long parse_after(mp_workload *w, const char *f, mp_err *e)
+{
+	size_t n = 0;
+	while (f && *f) {
+		char *end;
+		errno = 0;
+		if (*f < '0' || *f > '9')
+			return mp_err_set(e, "after: '%s' is not a list of ids "
+					     "separated by ';'", f);
+		unsigned long long v = strtoull(f, &end, 10);
+		if (errno || (*end && *end != ';'))
+			return mp_err_set(e, "after: '%s' is not a list of ids "
+					     "separated by ';'", f);
+		if (n == w->acap) {
+			size_t cap = w->acap ? 2 * w->acap : 8;
+			uint64_t *a = realloc(w->abuf, cap * sizeof *a);
+			if (!a)
+				return mp_err_set(e, "out of memory");
+			w->abuf = a;
+			w->acap = cap;
+		}
+		w->abuf[n++] = v;
+		f = *end ? end + 1 : end;
+	}
+	return (long)n;
+}
+
+/* The id of the current CSV row (its 'id' cell, or the row count). */
+static int row_id(mp_workload *w, uint64_t row, uint64_t *id, mp_err *e)
+{
+	if (w->col_id < 0) {
+		*id = row;
+		return 0;
+	}
+	const char *f = mp_csv_field(w->csv, (size_t)w->col_id);
+	if (!f || !*f)
+		return mp_err_set(e, "no id");
+	return mp_parse_u64(f, 0, UINT64_MAX, id, "id", e);
+}
+
+/*
+ * A CSV trace with an 'after' column: a first pass over the file checks
+ * that ids are unique and that each row waits only for earlier rows,
+ * and counts how many later rows name each id (the users of its dep
+ * record); then the file is read again from the start.
+ */
+static int csv_deps_pass(mp_workload *w, mp_err *err)
+{
+	const char *path = w->c.replay;
+	if (strcmp(path, "-") == 0)
+		return mp_err_set(err, "%s: an 'after' column needs a file, read "
+				       "twice, not standard input",
+				  mp_csv_name(w->csv));
+	if (w->c.drop_self)
+		return mp_err_set(err, "--drop-self: only with --no-deps (with "
+				       "dependencies netrun delivers a message "
+				       "to its own node locally)");
+	if (!(w->users_of = mp_idcount_new()))
+		return mp_err_set(err, "out of memory");
+	uint64_t row = 0;
+	mp_err e;
+	int rc;
+	while ((rc = mp_csv_next(w->csv)) > 0) {
+		uint64_t id;
+		uint32_t k;
+		long n;
+		if (row_id(w, row, &id, &e) < 0 ||
+		    (n = parse_after(w, mp_csv_field(w->csv,
+						     (size_t)w->col_after),
+				     &e)) < 0)
+			goto bad;
+		for (long i = 0; i < n; i++) {
+			if (!mp_idcount_get(w->users_of, w->abuf[i], &k)) {
+				mp_err_set(&e, "after: %llu is not the id of an "
+					       "earlier row (a forward reference "
+					       "or a cycle)",
+					   (unsigned long long)w->abuf[i]);
+				goto bad;
+			}
+			if (mp_idcount_add(w->users_of, w->abuf[i], 1) < 0)
+				return mp_err_set(err, "out of memory");
+		}
+		if (mp_idcount_get(w->users_of, id, &k)) {
+			mp_err_set(&e, "id %llu repeats", (unsigned long long)id);
+			goto bad;
+		}
+		if (mp_idcount_add(w->users_of, id, 0) < 0)
+			return mp_err_set(err, "out of memory");
+		row++;
+	}
+	if (rc < 0)
+		return mp_err_set(err, "%s", mp_csv_error(w->csv));
+	mp_csv_close(w->csv);
+	if (!(w->csv = mp_csv_open(path, err)))
+		return -1;
+	w->deps = 1;
+	return 0;
+bad:
+	return mp_err_set(err, "%s: line %llu: %s", mp_csv_name(w->csv),
+			  (unsigned long long)mp_csv_line(w->csv), e.msg);
+}
+
 int mp_workload_start(mp_workload *w, mp_err *err)
 {
 	if (!w->c.replay || w->started)
@@ -1025,6 +1136,8 @@ int mp_workload_start(mp_workload *w, mp_err *err)
 	w->col_pk = col2(w->csv, "packets", "length");
 	w->col_bytes = col2(w->csv, "bytes", NULL);
 	w->col_cls = col2(w->csv, "class", NULL);
+	w->col_id = col2(w->csv, "id", NULL);
+	w->col_after = col2(w->csv, "after", NULL);
 	if (w->col_time < 0)
 		return mp_err_set(err, "%s: no 'time' column", name);
 	if (w->col_src < 0)
@@ -1035,6 +1148,8 @@ int mp_workload_start(mp_workload *w, mp_err *err)
 	if (w->col_pk < 0 && w->col_bytes < 0)
 		return mp_err_set(err, "%s: no 'packets' (or 'length') nor 'bytes' "
 				       "column", name);
+	if (w->col_after >= 0 && !w->c.no_deps)
+		return csv_deps_pass(w, err);
 	return 0;
 }
 
@@ -1262,7 +1377,7 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 			}
 		}
 
-		if (src == dst) {
+		if (src == dst && !w->deps) {
 			if (w->c.drop_self) {
 				w->dropped++;
 				continue;
@@ -1279,6 +1394,19 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 		m->bytes = (uint32_t)bytes;
 		m->time = time;
 		m->id = w->id++;
+		if (w->deps) {
+			/* Checked by the first pass. */
+			long n;
+			if (row_id(w, m->id, &m->id, &e) < 0 ||
+			    (n = parse_after(w, mp_csv_field(w->csv,
+							     (size_t)w->col_after),
+					     &e)) < 0)
+				return rfail(w, "%s", e.msg);
+			w->after = w->abuf;
+			w->nafter = (size_t)n;
+			if (!mp_idcount_get(w->users_of, m->id, &w->users))
+				w->users = 0;
+		}
 		return 1;
 	}
 }
@@ -1411,6 +1539,8 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 	} else if (c->replay) {
 		rc |= mp_hdr_set(h, "workload", "replay");
 		rc |= mp_hdr_set(h, "replay", c->replay);
+		if (w->deps)
+			rc |= mp_hdr_set(h, "deps", "1");
 	}
 	if (c->replay) {
 		rc |= mp_hdr_setf(h, "time_scale", "%g", c->time_scale);

@@ -288,3 +288,49 @@ poke() {
 	b=$(wlgen --preset cmp --netrace "$NT" | netrun --preset cmp --packet-time 2 | lstat --csv | tail -1 | cut -d, -f38)
 	[ "$b" -gt "$a" ]
 }
+
+@test "CSV replay with id and after columns: traces/deps.csv closed loop" {
+	D="$BATS_TEST_DIRNAME/../traces/deps.csv"
+	wlgen --preset cmp --replay "$D" -o "$T/m.mps"
+	run mpcat -H "$T/m.mps"
+	[[ "$output" == *"deps=1"* ]]
+	# Row 8 waits for 4;5;6;7, each of which one later row names.
+	run sh -c "mpcat -c -r dep '$T/m.mps' | sed -n '1p;6p;10p'"
+	[ "$output" = "n,users,msg,after0,after1,after2,after3
+1,1,4,0,0,0,0
+4,1,8,4,5,6,7" ]
+	# At a quarter of the speed the final exchange is held back; each
+	# release is at its trace time or after the deliveries it waits for.
+	netrun --preset cmp --packet-time 4 "$T/m.mps" -o "$T/d.mps"
+	run sh -c "mpcat -c -r rel '$T/d.mps' | awk -F, 'NR > 1 && \$4 > \$3' | wc -l"
+	[ "$output" -ge 2 ]
+	run sh -c "lstat --csv '$T/d.mps' | tail -1 | cut -d, -f2,39"
+	[ "$output" = "11,110" ]
+	# --no-deps: the columns are ignored, row 9 (to itself) refused.
+	run wlgen --preset cmp --replay "$D" --no-deps -o "$T/o.mps"
+	[ "$status" -eq 1 ]
+	[ "$output" = "wlgen: $D: line 11: src and dst are both 63 (--drop-self skips such rows)" ]
+}
+
+@test "CSV after column: forward reference, repeated id, bad list, standard input" {
+	printf 'id,time,src,dst,packets,after\n1,0,0,1,1,2\n2,5,1,0,1,\n' > "$T/f.csv"
+	run wlgen --preset cmp --replay "$T/f.csv" -o "$T/m.mps"
+	[ "$status" -eq 1 ]
+	[ "$output" = "wlgen: $T/f.csv: line 2: after: 2 is not the id of an earlier row (a forward reference or a cycle)" ]
+	[ ! -e "$T/m.mps" ]
+	printf 'id,time,src,dst,packets,after\n1,0,0,1,1,\n1,5,1,0,1,1\n' > "$T/r.csv"
+	run wlgen --preset cmp --replay "$T/r.csv"
+	[ "$status" -eq 1 ]
+	[ "$output" = "wlgen: $T/r.csv: line 3: id 1 repeats" ]
+	printf 'time,src,dst,packets,after\n0,0,1,1,\n5,1,0,1,0;x\n' > "$T/b.csv"
+	run wlgen --preset cmp --replay "$T/b.csv"
+	[ "$status" -eq 1 ]
+	[ "$output" = "wlgen: $T/b.csv: line 3: after: 'x' is not a list of ids separated by ';'" ]
+	run sh -c "wlgen --preset cmp --replay - < '$T/f.csv'"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"an 'after' column needs a file, read twice, not standard input" ]]
+	# Without an id column the ids are the row numbers from 0.
+	printf 'time,src,dst,packets,after\n0,0,1,1,\n5,1,0,1,0\n' > "$T/n.csv"
+	run sh -c "wlgen --preset cmp --replay '$T/n.csv' | mpcat -c -r dep | tail -1"
+	[ "$output" = "1,0,1,0,0,0,0" ]
+}
