@@ -41,7 +41,7 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 	[ "${stderr_lines[0]}" = "mpcat: --kind: unknown stream kind 'nope' (messages, injections, deliveries, utilization)" ]
 	run --separate-stderr mpcat -c -r end z.mps
 	[ "$status" -eq 2 ]
-	[ "${stderr_lines[0]}" = "mpcat: --rec: unknown record kind 'end' (msg, inj, pkt, dlv, util, run)" ]
+	[ "${stderr_lines[0]}" = "mpcat: --rec: unknown record kind 'end' (msg, inj, pkt, dlv, util, run, dep, rel)" ]
 	run --separate-stderr mpcat -C -s nodes
 	[ "$status" -eq 2 ]
 	[ "${stderr_lines[0]}" = "mpcat: --set: 'nodes' is not key=value (keys are made of a-z, 0-9, '_' and '.')" ]

@@ -67,7 +67,7 @@ static void usage(FILE *fp)
 	      "  -o, --output FILE  write to FILE instead of standard output\n"
 	      "      --raw          write the stream uncompressed\n"
 	      "  -r, --rec REC      record kind for -c and -C: msg, inj, pkt,\n"
-	      "                     dlv, util, run\n"
+	      "                     dlv, util, run, dep, rel\n"
 	      "  -s, --set KEY=VAL  with -C: set a metadata entry (repeatable)\n"
 	      "\n"
 	      "With no mode, streams are copied into one stream; when standard\n"
@@ -124,7 +124,7 @@ static int parse_rec(const char *name)
 	int tag = mp_rec_tag(name);
 	if (tag == 0 || tag == MP_REC_END)
 		bad_usage("--rec: unknown record kind '%s' (msg, inj, pkt, dlv, "
-			  "util, run)", name);
+			  "util, run, dep, rel)", name);
 	return tag;
 }
 
