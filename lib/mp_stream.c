@@ -830,6 +830,11 @@ static int begin_stream(mp_reader *r, mp_hdr *h, int packed)
 					"the first for %llu", r->streams + 1,
 				     (unsigned long long)n,
 				     (unsigned long long)r->nodes);
+		if (mp_hdr_deps(h) != r->deps)
+			return rfail(r, "concatenated stream %u %s dependencies, "
+					"the first %s", r->streams + 1,
+				     r->deps ? "has no" : "has",
+				     r->deps ? "has" : "has none");
 	}
 	r->nodes = n;
 	r->deps = mp_hdr_deps(h);

@@ -334,3 +334,16 @@ poke() {
 	run sh -c "wlgen --preset cmp --replay '$T/n.csv' | mpcat -c -r dep | tail -1"
 	[ "$output" = "1,0,1,0,0,0,0" ]
 }
+
+@test "concatenated streams must agree on dependencies" {
+	wlgen --preset cmp --netrace "$NT" -o "$T/m.mps"
+	wlgen --preset cmp --netrace "$NT" --no-deps --drop-self -o "$T/o.mps"
+	cat "$T/o.mps" "$T/m.mps" > "$T/om.mps"
+	run mpcat -n "$T/om.mps"
+	[ "$status" -eq 1 ]
+	[ "$output" = "mpcat: $T/om.mps: concatenated stream 2 has dependencies, the first has none" ]
+	cat "$T/m.mps" "$T/o.mps" > "$T/mo.mps"
+	run netrun --preset cmp "$T/mo.mps" -o "$T/d.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"concatenated stream 2 has no dependencies, the first has" ]]
+}

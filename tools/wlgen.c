@@ -26,12 +26,14 @@ static const char synopsis[] =
 	"usage: wlgen [--preset NAME] [--size N | --topo SPEC] --load U\n"
 	"             (-n N | --duration T) [options]\n"
 	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n"
-	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n";
+	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n"
+	"       wlgen [--preset NAME] --chains N [--think T] (-n N | --duration T)\n";
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
-	"  --preset NAME        fabric and workload preset (po2, fedx, torus;\n"
-	"                       default po2); options override it\n"
-	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8\n"
+	"  --preset NAME        fabric and workload preset (po2, fedx, torus,\n"
+	"                       cmp; default po2); options override it\n"
+	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8,\n"
+	"                       mesh:8x8\n"
 	"  --nodes N            fail unless the fabric has N nodes\n"
 	"  -n, --messages N     stop after N messages\n"
 	"  --duration T         stop at time T (units of the preset)\n"
