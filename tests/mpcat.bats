@@ -303,8 +303,8 @@ csv_fails() {
 		"line 4: inconsistent message delivery times"
 	csv_fails '#kind=deliveries\n#nodes=91\nsrc,dst,packets,t_done\n1,95,1,9\n' \
 		"line 4: node 95 out of range (91 nodes)"
-	csv_fails '#kind=utilization\nscope,busy,refused\n3,1,0\n' \
-		"line 3: bad utilization record (scope 3)"
+	csv_fails '#kind=utilization\nscope,busy,refused\n5,1,0\n' \
+		"line 3: bad utilization record (scope 5)"
 	csv_fails '#kind=utilization\nscope,busy,refused\n0,1,2\n' \
 		"line 3: refused time exceeds busy time"
 	# --set nodes applies to the fixture's rows too.

@@ -319,6 +319,55 @@ static void pend_push(struct pend *e, uint64_t lat, unsigned hops, int early)
 
 /* ---- utilization snapshots ---- */
 
+/*
+ * Packets offered (by arrival time) and accepted (by ejection time, before
+ * the end-of-input mark) in time bins that double in width as time grows,
+ * so the second half of the input can be judged in bounded memory once the
+ * mark says where it ends.
+ */
+#define TB_BINS 1024
+struct tbins {
+	uint64_t width;
+	uint64_t n[TB_BINS];
+};
+
+static void tb_add(struct tbins *b, uint64_t t, uint64_t count)
+{
+	if (b->width == 0)
+		b->width = 1;
+	while (t / b->width >= TB_BINS) {
+		for (size_t i = 0; i < TB_BINS / 2; i++)
+			b->n[i] = b->n[2 * i] + b->n[2 * i + 1];
+		memset(b->n + TB_BINS / 2, 0, TB_BINS / 2 * sizeof b->n[0]);
+		b->width *= 2;
+	}
+	b->n[t / b->width] += count;
+}
+
+/* Widen b to width w (a power of two no less than its own). */
+static void tb_widen(struct tbins *b, uint64_t w)
+{
+	if (b->width == 0)
+		b->width = 1;
+	while (b->width < w) {
+		for (size_t i = 0; i < TB_BINS / 2; i++)
+			b->n[i] = b->n[2 * i] + b->n[2 * i + 1];
+		memset(b->n + TB_BINS / 2, 0, TB_BINS / 2 * sizeof b->n[0]);
+		b->width *= 2;
+	}
+}
+
+/* The count from bin `from` on. */
+static uint64_t tb_sum_from(const struct tbins *b, size_t from)
+{
+	uint64_t s = 0;
+	for (size_t i = from; i < TB_BINS; i++)
+		s += b->n[i];
+	return s;
+}
+
+static struct tbins tb_offered, tb_accepted, tb_done;
+
 struct snap {
 	uint64_t t, busy;
 	uint32_t nports;
@@ -820,6 +869,9 @@ int main(int argc, char *argv[])
 			if (!have_node || mx > max_node)
 				max_node = mx;
 			have_node = 1;
+			tb_add(&tb_offered, d->t_arrive, d->packets);
+			if (!mark)
+				tb_add(&tb_done, d->t_done, d->packets);
 			uint64_t key = 0;
 			switch (by) {
 			case BY_LENGTH: key = d->packets > short_max; break;
@@ -863,6 +915,8 @@ int main(int argc, char *argv[])
 			if (!have_node || mx > max_node)
 				max_node = mx;
 			have_node = 1;
+			if (!mark)
+				tb_add(&tb_accepted, p->t_eject, 1);
 			int kept = !((have_wn && p->msg < warm_n) ||
 				     (have_wt && p->t_inject < warm_t));
 			uint64_t lat = p->t_eject - p->t_inject;
@@ -958,7 +1012,46 @@ int main(int argc, char *argv[])
 		  have_node ? (double)max_node + 1 : NAN;
 	g.pe_time = pe_time;
 	g.offered = offered;
-	g.status = nruns ? status_names[status] : NULL;
+
+	/* Saturation judged by throughput too: over the second half of the
+	 * input, the packets accepted (ejected by the end of the input)
+	 * against those offered (arrived). A stable run's deficit is the
+	 * change in what is queued and in flight, a few packets per node;
+	 * a saturated one's grows with the run. */
+	int run_status = status, sat_judged = 0, sat_thru = 0;
+	const char *sat_why = NULL;
+	uint64_t half_t = 0, half_off = 0, half_acc = 0;
+	double half_def = NAN;
+	const struct tbins *acc_bins = n_pkt ? &tb_accepted : &tb_done;
+	if (nmarks == 0)
+		sat_why = "no end-of-input mark";
+	else if (nmarks > 1)
+		sat_why = "several runs concatenated";
+	else if (!(g.nodes > 0))
+		sat_why = "number of nodes unknown";
+	else {
+		uint64_t w = tb_offered.width > acc_bins->width ?
+			     tb_offered.width : acc_bins->width;
+		tb_widen(&tb_offered, w);
+		tb_widen(&tb_accepted, w);
+		tb_widen(&tb_done, w);
+		size_t b = (size_t)((mark_t / 2 + w - 1) / w);
+		half_t = (uint64_t)b * w;
+		if (b >= TB_BINS || half_t >= mark_t) {
+			sat_why = "input too short";
+		} else {
+			sat_judged = 1;
+			half_off = tb_sum_from(&tb_offered, b);
+			half_acc = tb_sum_from(acc_bins, b);
+			half_def = ((double)half_off - (double)half_acc) /
+				   g.nodes;
+			sat_thru = (double)half_acc < 0.99 * (double)half_off &&
+				   half_def > 2.0;
+			if (sat_thru)
+				status = worse_status(status, MP_RUN_SATURATED);
+		}
+	}
+	g.status = nruns || sat_thru ? status_names[status] : NULL;
 	g.have_window = ws != UINT64_MAX;
 	g.wstart = g.have_window ? ws : 0;
 	g.wend = nruns ? run.t_end : t_last;
@@ -1001,7 +1094,7 @@ int main(int argc, char *argv[])
 		print_sep(rows, nrows, &g, out == OUT_CSV);
 	} else {
 		print_text(rows, nrows, &g);
-		switch (nruns ? status : -1) {
+		switch (nruns || sat_thru ? status : -1) {
 		case MP_RUN_OK:
 			printf("# status: ok\n");
 			break;
@@ -1021,6 +1114,23 @@ int main(int argc, char *argv[])
 			printf("# status: unknown (no run record)\n");
 			break;
 		}
+		printf("# saturation: run record: %s; second half of the input",
+		       nruns ? status_names[run_status] : "none");
+		if (sat_judged)
+			printf(" [%llu, %llu]: accepted %llu of %llu packets "
+			       "offered%s (%.4f; %.1f per node short): %s "
+			       "(saturated below 0.99 and over 2 per node "
+			       "short)\n",
+			       (unsigned long long)half_t,
+			       (unsigned long long)mark_t,
+			       (unsigned long long)half_acc,
+			       (unsigned long long)half_off,
+			       n_pkt ? "" : ", by messages completed",
+			       half_off ? (double)half_acc / (double)half_off :
+					  1.0,
+			       half_def, sat_thru ? "saturated" : "ok");
+		else
+			printf(": not judged (%s)\n", sat_why);
 		printf("# warm-up: ");
 		if (have_wn)
 			printf("messages with id < %llu%s",

@@ -324,7 +324,7 @@ static int check_rec(const mp_rec *rec, uint64_t nodes, uint64_t *last_time,
 			return 0;
 		return -1;
 	case MP_REC_UTIL:
-		if (rec->util.scope > MP_UTIL_PORT)
+		if (rec->util.scope > MP_UTIL_INTERNAL_INPUT_END)
 			snprintf(what, cap, "bad utilization record (scope %u)",
 				 rec->util.scope);
 		else if (rec->util.refused > rec->util.busy)
