@@ -324,7 +324,7 @@ static double mean_of(const double *x, unsigned n)
 double mp_batch_ci95_used(const mp_batch *b, unsigned *nbp, uint64_t *sizep,
 			  double *r1p)
 {
-	static double x[MP_BATCH_MAX]; /* batch means (not reentrant) */
+	double x[MP_BATCH_MAX]; /* batch means */
 	unsigned nb = b->nb;
 	uint64_t size = b->size;
 	double r1 = NAN, ci = NAN;
