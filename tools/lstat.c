@@ -132,6 +132,14 @@ static void acc_msg(struct acc *a, const struct mp_dlv *d)
 	mp_batch_add(a->nbat, norm);
 }
 
+/* Without packet records: a message's packets, counted toward
+ * throughput when it completed by the end of the input. */
+static void acc_msg_pkts(struct acc *a, const struct mp_dlv *d, int early)
+{
+	a->pkts += d->packets;
+	a->wpkts += early ? d->packets : 0;
+}
+
 static void acc_pkt(struct acc *a, uint64_t lat, unsigned hops, int early)
 {
 	a->pkts++;
@@ -366,7 +374,7 @@ static uint64_t tb_sum_from(const struct tbins *b, size_t from)
 	return s;
 }
 
-static struct tbins tb_offered, tb_accepted, tb_done;
+static struct tbins tb_offered, tb_accepted;
 
 struct snap {
 	uint64_t t, busy;
@@ -836,6 +844,11 @@ int main(int argc, char *argv[])
 		    mp_hdr_get(h, "pe_time"));
 	if (mp_hdr_get(h, "load") && mp_hdr_get_double(h, "load", &offered) < 0)
 		die("%s: header: bad load '%s'", input, mp_hdr_get(h, "load"));
+	/* netrun --no-packets: the run delivered packets it did not write. */
+	const char *pr = mp_hdr_get(h, "pkt_records");
+	if (pr && strcmp(pr, "0") != 0 && strcmp(pr, "1") != 0)
+		die("%s: header: bad pkt_records '%s'", input, pr);
+	int no_pkts = pr && strcmp(pr, "0") == 0;
 
 	/* Fixed groupings have all their rows from the start. */
 	if (by == BY_LENGTH || by == BY_CLASS || by == BY_GROUP) {
@@ -870,8 +883,6 @@ int main(int argc, char *argv[])
 				max_node = mx;
 			have_node = 1;
 			tb_add(&tb_offered, d->t_arrive, d->packets);
-			if (!mark)
-				tb_add(&tb_done, d->t_done, d->packets);
 			uint64_t key = 0;
 			switch (by) {
 			case BY_LENGTH: key = d->packets > short_max; break;
@@ -899,6 +910,11 @@ int main(int argc, char *argv[])
 			acc_msg(all, d);
 			if (by != BY_NONE)
 				acc_msg(group(key), d);
+			if (no_pkts) {
+				acc_msg_pkts(all, d, !mark);
+				if (by != BY_NONE)
+					acc_msg_pkts(group(key), d, !mark);
+			}
 			if (have_wn && d->t_arrive < ws) {
 				ws = d->t_arrive;
 				snap_prune(&util[0], ws);
@@ -989,7 +1005,11 @@ int main(int argc, char *argv[])
 	}
 	if (rc < 0)
 		die("%s", mp_reader_error(r));
-	if (nruns && (n_dlv != run.msgs_done || n_pkt != run.pkts_delivered))
+	if (no_pkts && n_pkt)
+		die("%s: %llu packet records, but the header says the stream "
+		    "has none (pkt_records=0)", input, (unsigned long long)n_pkt);
+	if (nruns && (n_dlv != run.msgs_done ||
+		      (!no_pkts && n_pkt != run.pkts_delivered)))
 		die("%s: counts not conserved: the run record says %llu messages "
 		    "and %llu packets delivered, the stream has %llu message and "
 		    "%llu packet records",
@@ -1022,19 +1042,19 @@ int main(int argc, char *argv[])
 	const char *sat_why = NULL;
 	uint64_t half_t = 0, half_off = 0, half_acc = 0;
 	double half_def = NAN;
-	const struct tbins *acc_bins = n_pkt ? &tb_accepted : &tb_done;
-	if (nmarks == 0)
+	if (no_pkts)
+		sat_why = "no packet records";
+	else if (nmarks == 0)
 		sat_why = "no end-of-input mark";
 	else if (nmarks > 1)
 		sat_why = "several runs concatenated";
 	else if (!(g.nodes > 0))
 		sat_why = "number of nodes unknown";
 	else {
-		uint64_t w = tb_offered.width > acc_bins->width ?
-			     tb_offered.width : acc_bins->width;
+		uint64_t w = tb_offered.width > tb_accepted.width ?
+			     tb_offered.width : tb_accepted.width;
 		tb_widen(&tb_offered, w);
 		tb_widen(&tb_accepted, w);
-		tb_widen(&tb_done, w);
 		size_t b = (size_t)((mark_t / 2 + w - 1) / w);
 		half_t = (uint64_t)b * w;
 		if (b >= TB_BINS || half_t >= mark_t) {
@@ -1042,7 +1062,7 @@ int main(int argc, char *argv[])
 		} else {
 			sat_judged = 1;
 			half_off = tb_sum_from(&tb_offered, b);
-			half_acc = tb_sum_from(acc_bins, b);
+			half_acc = tb_sum_from(&tb_accepted, b);
 			half_def = ((double)half_off - (double)half_acc) /
 				   g.nodes;
 			sat_thru = (double)half_acc < 0.99 * (double)half_off &&
@@ -1118,14 +1138,13 @@ int main(int argc, char *argv[])
 		       nruns ? status_names[run_status] : "none");
 		if (sat_judged)
 			printf(" [%llu, %llu]: accepted %llu of %llu packets "
-			       "offered%s (%.4f; %.1f per node short): %s "
+			       "offered (%.4f; %.1f per node short): %s "
 			       "(saturated below 0.99 and over 2 per node "
 			       "short)\n",
 			       (unsigned long long)half_t,
 			       (unsigned long long)mark_t,
 			       (unsigned long long)half_acc,
 			       (unsigned long long)half_off,
-			       n_pkt ? "" : ", by messages completed",
 			       half_off ? (double)half_acc / (double)half_off :
 					  1.0,
 			       half_def, sat_thru ? "saturated" : "ok");
@@ -1149,8 +1168,10 @@ int main(int argc, char *argv[])
 			if (unit)
 				printf(" (unit: %s)", unit);
 			if (g.marked)
-				printf(", to the last arrival (throughput: packets "
-				       "ejected by then)");
+				printf(", to the last arrival (throughput: %s "
+				       "by then)", no_pkts ?
+				       "packets of the messages completed" :
+				       "packets ejected");
 			if (g.have_ut)
 				printf("; utilization over [%llu, %llu]%s",
 				       (unsigned long long)g.ut1,
@@ -1168,6 +1189,9 @@ int main(int argc, char *argv[])
 		}
 		printf("# counts: %llu messages and %llu packets read",
 		       (unsigned long long)n_dlv, (unsigned long long)n_pkt);
+		if (no_pkts)
+			printf(" (the stream has no packet records: netrun "
+			       "--no-packets; no packet latency)");
 		if (nruns)
 			printf("; as the run record says (%llu messages in, %llu "
 			       "packets injected, %llu in flight, %llu queued)\n",

@@ -185,6 +185,7 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 	mp_hdr_setf(h, "fabric.eject_setup", "%u", cfg->eject_setup);
 	mp_hdr_set(h, "fabric.links", cfg->full_duplex ? "full" : "half");
 	mp_hdr_set(h, "fabric.pe_port", cfg->pe_separate ? "separate" : "shared");
+	mp_hdr_set(h, "fabric.pe_arb", mp_pe_arb_name(cfg->pe_arb));
 	mp_hdr_set(h, "fabric.bp", mp_bp_name(cfg->bp));
 	mp_hdr_setf(h, "fabric.buffer_limit", "%u", cfg->buffer_limit);
 	mp_hdr_setf(h, "fabric.buffer_limit_dest", "%u", cfg->buffer_limit_dest);
@@ -192,6 +193,7 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 		    cfg->buffer_limit_trans);
 	mp_hdr_setf(h, "fabric.inject_timeout", "%llu",
 		    (unsigned long long)cfg->inject_timeout);
+	mp_hdr_set(h, "fabric.eject_priority", cfg->eject_priority ? "on" : "off");
 	mp_hdr_set(h, "fabric.deadlock",
 		   cfg->deadlock == MP_DL_HOPCOUNT ? "hop-count" : "none");
 	mp_hdr_set(h, "fabric.retry",
@@ -356,6 +358,8 @@ int main(int argc, char **argv)
 		die("out of memory");
 	mp_hdr_set_kind(oh, MP_KIND_DELIVERIES);
 	set_fabric_meta(oh, &cfg, f, seed);
+	/* Readers must know an absent packet record is not a lost one. */
+	mp_hdr_set(oh, "pkt_records", no_packets ? "0" : "1");
 	mp_hdr_add_prov(oh, prog, argc + optind - 1, argv - optind + 1, 1, seed);
 	out.w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bats
+# Stream metadata across programs: the header keys netrun writes for its
+# options, streams without packet records (netrun --no-packets) through
+# lstat, and the provenance of replayed traces.
+
+setup() {
+	PATH="$BATS_TEST_DIRNAME/../tools:$PATH"
+	T=$BATS_TEST_TMPDIR
+}
+
+@test "netrun records --pe-arb and --eject-priority in the header" {
+	wlgen --preset po2 --load 0.2 -n 50 > "$T/w.mps"
+	netrun "$T/w.mps" | mpcat -H > "$T/h0"
+	grep -qx 'fabric.pe_arb=fair' "$T/h0"
+	grep -qx 'fabric.eject_priority=off' "$T/h0"
+	grep -qx 'pkt_records=1' "$T/h0"
+	netrun --pe-arb eject --eject-priority on --buffer-limit-dest 4 "$T/w.mps" |
+		mpcat -H > "$T/h1"
+	grep -qx 'fabric.pe_arb=eject' "$T/h1"
+	grep -qx 'fabric.eject_priority=on' "$T/h1"
+}
+
+@test "netrun --no-packets | lstat: message figures as with packets, packet ones absent" {
+	wlgen --preset po2 --long 10 --load 0.3 -n 2000 > "$T/w.mps"
+	netrun "$T/w.mps" > "$T/p.mps"
+	netrun --no-packets "$T/w.mps" > "$T/n.mps"
+	mpcat -H "$T/n.mps" | grep -qx 'pkt_records=0'
+	run lstat --csv "$T/n.mps"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" > "$T/n.csv"
+	lstat --csv "$T/p.mps" > "$T/p.csv"
+	# Message latency columns agree; packets are the run's; packet
+	# latency and hops are empty.
+	get() { awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == "all" { print $c[k] }' "$1"; }
+	for k in messages msg_lat_mean msg_lat_ci95 norm_lat_mean msg_lat_p99 packets status; do
+		[ "$(get "$T/n.csv" $k)" = "$(get "$T/p.csv" $k)" ]
+	done
+	[ "$(get "$T/n.csv" pkt_lat_mean)" = "" ]
+	[ "$(get "$T/n.csv" hops_mean)" = "" ]
+	run lstat -q "$T/n.mps"
+	[[ "$output" == *"# saturation: run record: ok; second half of the input: not judged (no packet records)"* ]]
+	[[ "$output" == *"0 packets read (the stream has no packet records: netrun --no-packets; no packet latency)"* ]]
+}
+
+@test "a stream that says it has no packet records but has some: exit 1" {
+	wlgen --preset po2 --load 0.3 -n 200 | netrun > "$T/p.mps"
+	mpcat -c -m -r pkt "$T/p.mps" | sed 's/^#pkt_records=1$/#pkt_records=0/' |
+		mpcat -C -k deliveries -r pkt > "$T/x.mps"
+	run lstat "$T/x.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "lstat: "*"packet records, but the header says the stream has none (pkt_records=0)" ]]
+}
