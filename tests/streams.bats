@@ -51,3 +51,30 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == "lstat: "*"packet records, but the header says the stream has none (pkt_records=0)" ]]
 }
+
+@test "a replayed trace's provenance has the FNV-1a hash of its contents" {
+	printf 'time,src,dst,packets\n0,1,2,3\n10,2,1,1\n' > "$T/a.csv"
+	# 02dccfab55d8a7b3: FNV-1a 64 of those 33 bytes, computed apart.
+	run sh -c "wlgen --preset po2 --replay '$T/a.csv' | mpcat -H | grep '^replay'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "replay=$T/a.csv" ]
+	[ "${lines[1]}" = "replay.fnv1a64=02dccfab55d8a7b3" ]
+	# Same contents under another name: same hash; one byte changed: not.
+	cp "$T/a.csv" "$T/b.csv"
+	wlgen --preset po2 --replay "$T/b.csv" | mpcat -H | grep -qx 'replay.fnv1a64=02dccfab55d8a7b3'
+	printf 'time,src,dst,packets\n0,1,2,3\n10,2,1,2\n' > "$T/c.csv"
+	run sh -c "wlgen --preset po2 --replay '$T/c.csv' | mpcat -H | grep '^replay.fnv1a64='"
+	[ "$status" -eq 0 ]
+	[ "$output" != "replay.fnv1a64=02dccfab55d8a7b3" ]
+	# From standard input there is nothing to hash before the header.
+	run sh -c "wlgen --preset po2 --replay - < '$T/a.csv' | mpcat -H | grep -c '^replay.fnv1a64='"
+	[ "$output" = 0 ]
+}
+
+@test "a replayed Netrace file is hashed as stored (compressed)" {
+	f=$(ls "$BATS_TEST_DIRNAME"/../traces/netrace/*.tra.bz2 | head -1)
+	[ -n "$f" ]
+	run sh -c "wlgen --preset po2 --netrace '$f' --drop-self --remap-mod -n 10 | mpcat -H | grep '^replay.fnv1a64='"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^replay.fnv1a64=[0-9a-f]{16}$ ]]
+}

@@ -121,6 +121,34 @@ static const char *const replay_only[] = { "drop-self", "remap", "remap-mod",
  * is read through `bzip2 -dc`, whose pid goes to *child. Returns the
  * descriptor of the uncompressed bytes; exits on failure.
  */
+/*
+ * FNV-1a (64-bit) of the bytes of the file at path, for the provenance of
+ * a replayed trace: a name says which file, the hash which contents.
+ * Exits on a read error.
+ */
+static uint64_t fnv1a64_file(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die("%s: read failed: %s", path, strerror(errno));
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ull;
+		}
+	}
+	close(fd);
+	return h;
+}
+
 static int open_netrace(const char *path, pid_t *child)
 {
 	unsigned char m[3];
@@ -376,6 +404,12 @@ int main(int argc, char *argv[])
 		die("header: out of memory, or %zu hot senders are too many to "
 		    "list in a stream header", ns);
 	}
+	/* A trace read from standard input cannot be hashed before the
+	 * header goes out: it then has no hash. */
+	if (wc.replay && strcmp(wc.replay, "-") != 0 &&
+	    mp_hdr_setf(h, "replay.fnv1a64", "%016llx",
+			(unsigned long long)fnv1a64_file(wc.replay)) < 0)
+		die("header: out of memory");
 	if (mp_hdr_set(h, "preset", preset) < 0 ||
 	    mp_hdr_set(h, "time_unit", mp_preset_time_unit(preset)) < 0 ||
 	    mp_hdr_setf(h, "packet_time", "%u", cfg.packet_time) < 0 ||
