@@ -34,17 +34,16 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 	run --separate-stderr mpcat --bogus
 	[ "$status" -eq 2 ]
 	[ "$output" = "" ]
-	[ "${stderr_lines[0]}" = "mpcat: unknown option '--bogus'" ]
-	[ "${stderr_lines[1]}" = "usage: mpcat [-Hn] [file ...]" ]
+	[ "$stderr" = "mpcat: unknown option '--bogus'; try 'mpcat -h'" ]
 	run --separate-stderr mpcat -C -k nope
 	[ "$status" -eq 2 ]
-	[ "${stderr_lines[0]}" = "mpcat: --kind: unknown stream kind 'nope' (messages, injections, deliveries, utilization)" ]
+	[ "${stderr_lines[0]}" = "mpcat: --kind: unknown stream kind 'nope' (messages, injections, deliveries, utilization); try 'mpcat -h'" ]
 	run --separate-stderr mpcat -c -r end z.mps
 	[ "$status" -eq 2 ]
-	[ "${stderr_lines[0]}" = "mpcat: --rec: unknown record kind 'end' (msg, inj, pkt, dlv, util, run)" ]
+	[ "${stderr_lines[0]}" = "mpcat: --rec: unknown record kind 'end' (msg, inj, pkt, dlv, util, run); try 'mpcat -h'" ]
 	run --separate-stderr mpcat -C -s nodes
 	[ "$status" -eq 2 ]
-	[ "${stderr_lines[0]}" = "mpcat: --set: 'nodes' is not key=value (keys are made of a-z, 0-9, '_' and '.')" ]
+	[ "${stderr_lines[0]}" = "mpcat: --set: 'nodes' is not key=value (keys are made of a-z, 0-9, '_' and '.'); try 'mpcat -h'" ]
 	for args in "-x" "-o" "--rec" "-c -C" "-H -c" "-n -C" "-m z.mps" \
 		"-k messages z.mps" "-s a=b z.mps" "-r msg z.mps" "--raw -c z.mps" \
 		"-C -s Nodes=1" "-C -s kind=messages" "-C -s layout.1=x" \
@@ -52,8 +51,8 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 		run --separate-stderr mpcat $args
 		[ "$status" -eq 2 ] || { echo "mpcat $args: status $status"; return 1; }
 		[ "$output" = "" ]
-		[[ "${stderr_lines[0]}" == "mpcat: "* ]]
-		[[ "$stderr" == *"usage: mpcat"* ]]
+		[[ "$stderr" == "mpcat: "*"; try 'mpcat -h'" ]]
+		[ "${#stderr_lines[@]}" -eq 1 ]
 	done
 }
 
@@ -402,11 +401,11 @@ csv_fails() {
 		run --separate-stderr bash -c "$cmd > /dev/full"
 		[ "$status" -eq 1 ] || { echo "$cmd: status $status"; return 1; }
 		[ "$stderr" = "mpcat: stdout: write failed: No space left on device" ]
-		# A closed pipe: SIGPIPE is ignored, the write error reported.
+		# A closed pipe: killed by SIGPIPE, quietly, as any writer.
 		run --separate-stderr perl -e 'pipe(R, W) or die; close R;
 			open(STDOUT, ">&W") or die; close W; exec @ARGV' $cmd
-		[ "$status" -eq 1 ] || { echo "$cmd: status $status"; return 1; }
-		[ "$stderr" = "mpcat: stdout: write failed: Broken pipe" ]
+		[ "$status" -eq 141 ] || { echo "$cmd: status $status"; return 1; }
+		[ "$stderr" = "" ]
 	done
 	run --separate-stderr mpcat -c -o /dev/full z.mps
 	[ "$status" -eq 1 ]

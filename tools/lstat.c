@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_record.h"
 #include "mp_stats.h"
@@ -42,7 +43,7 @@ static void help(void)
 	      "stream (netrun's output), from file or standard input.\n"
 	      "  --by G            one row per group, then all: length (short,\n"
 	      "                    long), packets, class, group (hot,\n"
-	      "                    independent), src, dst, hops\n"
+	      "                    independent), src (or node), dst, hops\n"
 	      "  --csv             CSV with a header row\n"
 	      "  -h, --help        print this help and exit\n"
 	      "  --plot            whitespace-separated columns for gnuplot\n"
@@ -64,6 +65,19 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/* Bad usage: one line, exit 2. */
+static _Noreturn void usage_error(const char *fmt, ...) MP_PRINTF(1, 2);
+static _Noreturn void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; try '%s -h'\n", prog);
+	exit(2);
 }
 
 static void *xcalloc(size_t n, size_t size)
@@ -735,20 +749,21 @@ int main(int argc, char *argv[])
 	uint64_t warm_n = 0, warm_t = 0;
 	mp_err err;
 
+	/* A closed pipe downstream ends lstat as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': {
 			size_t i;
+			/* "node" is the source node, as the README has it. */
+			const char *name = strcmp(optarg, "node") == 0 ? "src" :
+					   optarg;
 			for (i = 0; i < sizeof by_names / sizeof by_names[0]; i++)
-				if (strcmp(optarg, by_names[i]) == 0)
+				if (strcmp(name, by_names[i]) == 0)
 					break;
-			if (i == sizeof by_names / sizeof by_names[0]) {
-				fprintf(stderr, "%s: --by: unknown grouping '%s'\n",
-					prog, optarg);
-				usage(stderr);
-				return 2;
-			}
+			if (i == sizeof by_names / sizeof by_names[0])
+				usage_error("--by: unknown grouping '%s'", optarg);
 			by = (enum by)i;
 			break;
 		}
@@ -776,42 +791,27 @@ int main(int argc, char *argv[])
 			if (mp_parse_u64(optarg, 0, UINT64_MAX,
 					 c == 'w' ? &warm_n : &warm_t,
 					 c == 'w' ? "--warmup" : "--warmup-time",
-					 &err) < 0) {
-				fprintf(stderr, "%s: %s\n", prog, err.msg);
-				usage(stderr);
-				return 2;
-			}
+					 &err) < 0)
+				usage_error("%s", err.msg);
 			if (c == 'w')
 				have_wn = 1;
 			else
 				have_wt = 1;
 			break;
-		case ':':
-			fprintf(stderr, "%s: %s needs a value\n", prog,
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
 		default:
-			if (strncmp(argv[optind - 1], "--", 2) == 0)
-				fprintf(stderr, "%s: bad option '%s'\n", prog,
-					argv[optind - 1]);
-			else
-				fprintf(stderr, "%s: unknown option '-%c'\n", prog,
-					optopt);
-			usage(stderr);
-			return 2;
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 || nout > 1) {
-		fprintf(stderr, "%s: %s\n", prog,
-			argc > 1 ? "more than one input" :
-				   "--csv, --plot and --prov exclude each other");
-		usage(stderr);
-		return 2;
-	}
-	signal(SIGPIPE, SIG_IGN);
+	if (argc > 1)
+		usage_error("more than one input");
+	if (nout > 1)
+		usage_error("--csv, --plot and --prov exclude each other");
+	if (argc == 0 && isatty(STDIN_FILENO))
+		usage_error("standard input is a terminal: give a file or pipe "
+			    "a stream (... | netrun | lstat)");
 
 	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
 	if (!r)

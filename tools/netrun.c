@@ -54,6 +54,7 @@ static void usage(FILE *fp)
 "  --deadlock-time T      no progress this long means deadlock\n"
 "  --eager-retries        an event for every refused attempt (slow; to\n"
 "                         check the retry-loop shortcut against)\n"
+"  -f, --force            write the binary stream to a terminal too\n"
 "  -k, --keep-going       on saturation, mark the run and go on (exit 0)\n"
 "  --max-backlog P        saturated past P packets queued per node\n"
 "  --no-packets           do not write per-packet records\n"
@@ -81,16 +82,23 @@ static void die(const char *fmt, ...)
 }
 
 MP_PRINTF(1, 2)
-static void bad_usage(const char *fmt, ...)
+static _Noreturn void bad_usage(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
 	va_end(ap);
-	usage(stderr);
+	fprintf(stderr, "; try '%s -h'\n", prog);
 	exit(2);
+}
+
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
+{
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 enum {
@@ -115,6 +123,7 @@ static const struct option longopts[] = {
 	{ "eject-priority", required_argument, NULL, O_EJECT_PRIORITY },
 	{ "eject-setup", required_argument, NULL, O_EJECT_SETUP },
 	{ "header-time", required_argument, NULL, O_HEADER_TIME },
+	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "inject-setup", required_argument, NULL, O_INJECT_SETUP },
 	{ "inject-timeout", required_argument, NULL, O_INJECT_TIMEOUT },
@@ -208,22 +217,25 @@ int main(int argc, char **argv)
 	int show = 0, raw = 0, verbose = 0, quiet = 0, c;
 	const char *outpath = NULL;
 	mp_err err;
-	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0;
+	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0, force = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
 
-	signal(SIGPIPE, SIG_IGN);
+	/* A closed pipe downstream ends netrun as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	mp_cfg_init(&cfg);
 	/* The preset goes first, whatever its place on the command line. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":fhko:qv", longopts, NULL)) != -1)
 		if (c == O_PRESET && mp_cfg_preset(&cfg, optarg, &err) < 0)
 			bad_usage("%s", err.msg);
 	if (!cfg.preset[0])
 		mp_cfg_preset(&cfg, "po2", NULL);
-	opterr = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fhko:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -289,8 +301,12 @@ int main(int argc, char **argv)
 			have_util = 1;
 			break;
 		case '?':
-			usage(stderr);
-			return 2;
+		case ':':
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			bad_usage("%s", err.msg);
+		case 'f':
+			force = 1;
+			break;
 		default: {
 			int rc = mp_cfg_set(&cfg, optname(c), optarg, &err);
 			if (rc < 0)
@@ -331,6 +347,14 @@ int main(int argc, char **argv)
 		fo.max_backlog = max_bl;
 
 	const char *inpath = argc ? argv[0] : "-";
+	if (strcmp(inpath, "-") == 0 && isatty(STDIN_FILENO))
+		bad_usage("standard input is a terminal: give a file or pipe a "
+			  "stream (wlgen ... | netrun)");
+	if ((!outpath || strcmp(outpath, "-") == 0) &&
+	    isatty(STDOUT_FILENO) && !force)
+		bad_usage("standard output is a terminal: netrun writes a "
+			  "binary stream; pipe it, use -o FILE, or force with "
+			  "-f");
 	mp_reader *r = mp_reader_open(inpath, &err);
 	if (!r)
 		die("%s", err.msg);

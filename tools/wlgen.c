@@ -58,18 +58,16 @@ static const char options_text[] =
 	"  --remap LIST         replay: node ids old:new,old:new...\n"
 	"  --remap-mod          replay: node ids modulo the node count\n"
 	"  --drop-self          replay: skip rows whose src equals dst\n"
+	"  -f, --force          write the binary stream to a terminal too\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --raw                write uncompressed\n"
 	"  -h, --help           this help\n";
 
-/* Full help on standard output; the synopsis alone after an error. */
+/* Full help (-h). */
 static void usage(FILE *f)
 {
 	fputs(synopsis, f);
-	if (f == stdout)
-		fputs(options_text, f);
-	else
-		fputs("Try 'wlgen -h' for the options.\n", f);
+	fputs(options_text, f);
 }
 
 MP_PRINTF(1, 2)
@@ -80,9 +78,16 @@ static void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
+	fputs("; try 'wlgen -h'\n", stderr);
 	exit(2);
+}
+
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
+{
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 MP_PRINTF(1, 2)
@@ -169,8 +174,8 @@ static int open_netrace(const char *path, pid_t *child)
 		close(fd);
 		close(p[0]);
 		close(p[1]);
-		/* wlgen ignores SIGPIPE; the decompressor must die of it
-		 * when wlgen stops reading early, not report an error. */
+		/* Whatever SIGPIPE disposition wlgen inherited, the
+		 * decompressor must die of it when wlgen stops reading early. */
 		signal(SIGPIPE, SIG_DFL);
 		/* Its diagnostics would only repeat ours. */
 		int null = open("/dev/null", O_WRONLY);
@@ -239,6 +244,7 @@ int main(int argc, char *argv[])
 		{ "gt-length", required_argument, NULL, O_WL },
 		{ "gt-load", required_argument, NULL, O_WL },
 		{ "gt-share", required_argument, NULL, O_WL },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "hot-load", required_argument, NULL, O_WL },
 		{ "hot-nodes", required_argument, NULL, O_WL },
@@ -271,7 +277,7 @@ int main(int argc, char *argv[])
 	char **orig_argv = argv;
 	const char *preset = "po2", *out = NULL;
 	uint64_t nmsgs = 0, duration = 0, nodes = 0;
-	int has_n = 0, has_dur = 0, raw = 0;
+	int has_n = 0, has_dur = 0, raw = 0, force = 0;
 	size_t nwl = 0, nfab = 0;
 	mp_err err;
 	int c, idx;
@@ -280,10 +286,17 @@ int main(int argc, char *argv[])
 	fab = calloc((size_t)argc + 1, sizeof *fab);
 	if (!wl || !fab)
 		die("out of memory");
-	signal(SIGPIPE, SIG_IGN);
+	/* A closed pipe downstream ends wlgen as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hn:o:", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fhn:o:", longopts, &idx)) != -1) {
 		switch (c) {
+		case 'f':
+			force = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			free(wl);
@@ -325,13 +338,9 @@ int main(int argc, char *argv[])
 			wl[nwl].name = longopts[idx].name;
 			wl[nwl++].val = optarg;
 			break;
-		case ':':
-			usage_error("%s: needs an argument", argv[optind - 1]);
-			break;
 		default:
-			if (optopt)
-				usage_error("-%c: unknown option", optopt);
-			usage_error("%s: unknown option", argv[optind - 1]);
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
@@ -374,6 +383,9 @@ int main(int argc, char *argv[])
 	}
 	if (!wc.replay && !has_n && !has_dur)
 		usage_error("give -n or --duration");
+	if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO) && !force)
+		usage_error("standard output is a terminal: wlgen writes a "
+			    "binary stream; pipe it, use -o FILE, or force with -f");
 
 	pid_t unzip = -1;
 	if (wc.replay && wc.replay_fmt == MP_WL_NETRACE &&
@@ -434,9 +446,8 @@ int main(int argc, char *argv[])
 		int rc = mp_workload_next(w, &rec.msg);
 		if (rc < 0) {
 			/* Cut the stream short without a trailer, so a reader
-			 * downstream sees it truncated, not complete. */
-			if (out && strcmp(out, "-") != 0)
-				unlink(out);
+			 * downstream sees it truncated, not complete (an -o
+			 * file is left as it was). */
 			mp_writer_abort(wr);
 			if (reap(unzip, wc.replay_fd) < 0)
 				fprintf(stderr, "%swlgen: %s: bzip2 -dc failed: the "
@@ -467,8 +478,6 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "\rwlgen: %llu messages, time %llu\n",
 			(unsigned long long)count, (unsigned long long)rec.msg.time);
 	if (reap(unzip, wc.replay_fd) < 0) {
-		if (out && strcmp(out, "-") != 0)
-			unlink(out);
 		mp_writer_abort(wr);
 		die("%s: bzip2 -dc failed: the file is corrupt or truncated",
 		    wc.replay);
