@@ -39,10 +39,11 @@ setup() {
 @test "readers refuse a terminal on stdin; binary writers a terminal on stdout unless forced" {
 	command -v script >/dev/null || skip "no script(1) to make a terminal"
 	# script(1) runs the command on a pseudo-terminal.
-	for cmd in "netrun" "sched" "lstat"; do
+	for cmd in "netrun" "sched" "lstat" "mpcat -c"; do
+		p=${cmd%% *}
 		run script -qec "$cmd" /dev/null < /dev/null
 		[ "$status" -eq 2 ]
-		[[ "$output" == "$cmd: standard input is a terminal: "*"; try '$cmd -h'"* ]]
+		[[ "$output" == "$p: standard input is a terminal: "*"; try '$p -h'"* ]]
 	done
 	wlgen --load 0.3 -n 20 > "$T/w.mps"
 	run script -qec "wlgen --load 0.3 -n 20" /dev/null < /dev/null

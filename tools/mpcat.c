@@ -869,6 +869,9 @@ int main(int argc, char *argv[])
 		o.header = 1;
 	}
 
+	if (o.mode != M_FROM_CSV && argc == 0 && isatty(0))
+		bad_usage("standard input is a terminal: give a stream file or "
+			  "pipe one in");
 	static char *stdin_only[] = { (char *)"-" };
 	struct inputs in;
 	memset(&in, 0, sizeof in);
