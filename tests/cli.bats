@@ -112,16 +112,20 @@ EOF
 	wlgen --load 0.3 -n 200 > "$T/w.mps"
 	echo old > "$T/out"
 	mkfifo "$T/fifo"
-	# netrun reads the header, then waits on the FIFO for records.
-	( head -c 100 "$T/w.mps"; sleep 30 ) > "$T/fifo" &
+	# netrun reads the stream, then waits on the FIFO for another
+	# (streams concatenate) until it is killed. Background jobs close
+	# bats' fd 3, so bats does not wait for them.
+	( cat "$T/w.mps"; exec sleep 60 ) > "$T/fifo" 3>&- &
 	feeder=$!
-	netrun -o "$T/out" "$T/fifo" &
+	netrun -o "$T/out" "$T/fifo" 3>&- &
 	pid=$!
 	# Wait until netrun has its temporary file (or give up after 10 s).
+	seen=0
 	for i in $(seq 100); do
-		ls "$T" | grep -q 'out\.tmp' && break
+		ls "$T" | grep -q 'out\.tmp' && { seen=1; break; }
 		sleep 0.1
 	done
+	[ "$seen" = 1 ]
 	kill -TERM $pid
 	st=0; wait $pid || st=$?
 	kill $feeder 2>/dev/null || true
