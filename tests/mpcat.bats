@@ -323,9 +323,10 @@ csv_fails() {
 	printf 'src,dst,packets,time\r\n\r\n1,2,1,5\r\n  3 , "4" ,1,6\r\n# a note\r\n5,6,"1",7' > c.csv
 	run --separate-stderr mpcat -C c.csv -o c.mps
 	[ "$status" -eq 0 ]
+	# No id column: ids in row order.
 	[ "$(mpcat -c c.mps | sed 1d)" = "0,0,0,1,2,1,0,5,0,0
-0,0,0,3,4,1,0,6,0,0
-0,0,0,5,6,1,0,7,0,0" ]
+0,0,0,3,4,1,1,6,0,0
+0,0,0,5,6,1,2,7,0,0" ]
 }
 
 @test "unreadable, empty, foreign and newer inputs: exit 1, located" {

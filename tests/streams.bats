@@ -78,3 +78,29 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ ^replay.fnv1a64=[0-9a-f]{16}$ ]]
 }
+
+@test "mpcat -C numbers messages in row order when the CSV has no id column" {
+	printf 'src,dst,packets,time\n0,1,1,0\n1,2,1,5\n2,3,1,9\n' > "$T/m.csv"
+	run sh -c "mpcat -C -s nodes=91 '$T/m.csv' | mpcat -c | cut -d, -f7"
+	[ "$status" -eq 0 ]
+	[ "$(echo $output)" = "id 0 1 2" ]
+	# An id column is taken as it is.
+	printf 'src,dst,packets,time,id\n0,1,1,0,7\n1,2,1,5,7\n' > "$T/i.csv"
+	run sh -c "mpcat -C -s nodes=91 '$T/i.csv' | mpcat -c | cut -d, -f7"
+	[ "$(echo $output)" = "id 7 7" ]
+}
+
+@test "lstat --by length refuses packets of two messages in flight under one id" {
+	# Two 3-packet messages with id 7, from nodes 0 and 1 to node 2 at
+	# the same time: their packets interleave in the stream.
+	printf 'src,dst,packets,time,id\n0,2,3,0,7\n1,2,3,0,7\n' > "$T/i.csv"
+	mpcat -C -s nodes=91 "$T/i.csv" | netrun --preset po2 > "$T/d.mps"
+	run lstat --by length "$T/d.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "lstat: "*": message 7 has 3 packets but "*" arrived under its id: message ids are not unique" ]]
+	# Numbered apart, the same messages are fine.
+	printf 'src,dst,packets,time\n0,2,3,0\n1,2,3,0\n' > "$T/n.csv"
+	mpcat -C -s nodes=91 "$T/n.csv" | netrun --preset po2 > "$T/e.mps"
+	run lstat --by length "$T/e.mps"
+	[ "$status" -eq 0 ]
+}

@@ -896,6 +896,16 @@ int main(int argc, char *argv[])
 			}
 			if (join) {
 				struct pend *e = pend_find(d->id);
+				/* Packets are matched to their message by id:
+				 * more than it has means two messages in
+				 * flight share one. */
+				if (e && e->n > d->packets)
+					die("%s: record %llu: message %llu has %u "
+					    "packets but %zu arrived under its id: "
+					    "message ids are not unique", input,
+					    (unsigned long long)mp_reader_recno(r),
+					    (unsigned long long)d->id, d->packets,
+					    e->n);
 				if (e) {
 					for (size_t i = 0; i < e->n; i++)
 						acc_pkt(group(key), e->s[i].lat,

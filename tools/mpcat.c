@@ -694,13 +694,20 @@ static int run_from_csv(const char *path, const struct opts *o, int argc,
 		mp_csv_close(cr);
 		return 1;
 	}
-	uint64_t last_time = 0;
+	uint64_t last_time = 0, row = 0;
+	/* Message ids must be unique: without an id column, number the
+	 * messages in row order (as wlgen --replay does), not all 0. */
+	int number = (tag == MP_REC_MSG || tag == MP_REC_INJ) &&
+		     mp_csv_col(cr, "id") < 0;
 	while ((rc = mp_csv_next(cr)) > 0) {
 		if (mp_csv_to_rec(cr, tag, &rec, &err) < 0) {
 			errx_msg("%s", err.msg);
 			failed = 1;
 			break;
 		}
+		if (number)
+			rec.msg.id = row;
+		row++;
 		if (check_rec(&rec, nodes, &last_time, what, sizeof what) < 0) {
 			errx_msg("%s: line %llu: %s", name,
 				 (unsigned long long)mp_csv_line(cr), what);
