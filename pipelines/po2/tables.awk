@@ -8,8 +8,8 @@
 #
 # In an order, a < b means a's mean is lower and the two 95% confidence
 # intervals do not overlap; a ~ b means they overlap; a ? b that one has
-# no interval (a single seed), so the order cannot be told. A missing
-# interval is never taken as zero. A paired order
+# no interval across seeds (a single seed), so the order cannot be told.
+# A missing interval is never taken as zero. A paired order
 # compares the runs of the same seed instead (the strategies see the same
 # messages for a seed): a < b when the 95% confidence interval of the
 # mean of the per-seed differences b - a excludes 0.
@@ -43,7 +43,10 @@ function order(w, l, m,    i, n, s, a, b, ha, hb) {
 	for (i = 2; i <= n; i++) {
 		ha = S[w, o[i-1], l, "all", m "_ci95"]
 		hb = S[w, o[i], l, "all", m "_ci95"]
-		if (ha == "" || hb == "") {
+		# One run's interval (batch means) says nothing of the spread
+		# over seeds, which is what an order between strategies needs.
+		if (ha == "" || hb == "" || S[w, o[i-1], l, "all", "runs"] < 2 ||
+		    S[w, o[i], l, "all", "runs"] < 2) {
 			s = s " ? " o[i]
 			continue
 		}
