@@ -113,11 +113,12 @@ EOF
 	echo old > "$T/out"
 	mkfifo "$T/fifo"
 	# netrun reads the stream, then waits on the FIFO for another
-	# (streams concatenate) until it is killed. Background jobs close
-	# bats' fd 3, so bats does not wait for them.
-	( cat "$T/w.mps"; exec sleep 60 ) > "$T/fifo" 3>&- &
-	feeder=$!
-	netrun -o "$T/out" "$T/fifo" 3>&- &
+	# (streams concatenate) while this shell holds its write end (opened
+	# read-write, so opening does not block; the small stream fits the
+	# pipe). The job closes bats' fd 3, so bats does not wait for it.
+	exec 4<> "$T/fifo"
+	cat "$T/w.mps" >&4
+	netrun -o "$T/out" "$T/fifo" 3>&- 4>&- &
 	pid=$!
 	# Wait until netrun has its temporary file (or give up after 10 s).
 	seen=0
@@ -128,7 +129,7 @@ EOF
 	[ "$seen" = 1 ]
 	kill -TERM $pid
 	st=0; wait $pid || st=$?
-	kill $feeder 2>/dev/null || true
+	exec 4>&-
 	[ "$st" -eq 143 ]
 	[ "$(cat "$T/out")" = old ]
 	[ "$(ls -a "$T" | grep -c tmp)" = 0 ]
