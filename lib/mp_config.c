@@ -64,6 +64,11 @@ const char *mp_bp_name(int bp)
 	return bp >= 0 && bp <= MP_BP_DEST ? bp_names[bp] : "?";
 }
 
+const char *mp_pe_arb_name(int arb)
+{
+	return arb >= 0 && arb <= MP_PE_EJECT_FIRST ? pe_names[arb] : "?";
+}
+
 void mp_cfg_init(struct mp_cfg *c)
 {
 	memset(c, 0, sizeof *c);

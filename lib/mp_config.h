@@ -79,9 +79,10 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap);
  */
 double mp_cfg_pe_time(const struct mp_cfg *c);
 
-/* Name of a route/bp value for printing. */
+/* Name of a route/bp/pe-arb value for printing. */
 const char *mp_route_name(int route);
 const char *mp_bp_name(int bp);
+const char *mp_pe_arb_name(int arb);
 
 /*
  * Workload options of a preset, as "name=value" words separated by

@@ -1164,10 +1164,13 @@ static void inj_decide(mp_fabric *f, uint32_t x)
 		n->pe[0].refusing = 1;
 		f->c.refusals++;
 		/* Retry without events while the PE port would go on
-		 * retrying: the gate is open and no ejection is waiting. */
+		 * retrying this message: the gate is open, no ejection is
+		 * waiting, and it is still the head of the job list (one
+		 * that arrived during this attempt's set-up is chosen at
+		 * the next attempt, not after the loop). */
 		if (f->notify)
 			n->inj_wait = (uint8_t)why; /* until that changes here */
-		if (f->loops && gate_open(f, n) &&
+		if (f->loops && mp_ni_head(f->ni, x) == mi && gate_open(f, n) &&
 		    (f->cfg.pe_separate ||
 		     first_for(f, x, EJECT_BIT) == HELD_END)) {
 			n->pe_loop = (uint8_t)why;

@@ -1253,6 +1253,7 @@ _Static_assert(sizeof(mp_rec) <= MP_PACK_MAX, "room for a raw record");
 struct mp_writer {
 	int fd;
 	char *name;
+	char *tmp;         /* -o's temporary name until the close renames it */
 	char err[768];
 	int raw, failed;
 	ZSTD_CCtx *cctx;
@@ -1363,10 +1364,9 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 	if (to_stdout) {
 		w->fd = 1;
 	} else {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		w->fd = mp_tmpout_open(path, &w->tmp, err);
 		if (w->fd < 0) {
-			mp_err_set(err, "%s: %s", path, strerror(errno));
-			mp_writer_close(w, NULL);
+			mp_writer_abort(w);
 			return NULL;
 		}
 	}
@@ -1394,13 +1394,13 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 	free(meta);
 	if (rc < 0) {
 		mp_err_set(err, "%s", w->err);
-		mp_writer_close(w, NULL);
+		mp_writer_abort(w);
 		return NULL;
 	}
 	return w;
 oom:
 	mp_err_set(err, "%s: out of memory", name);
-	mp_writer_close(w, NULL);
+	mp_writer_abort(w);
 	return NULL;
 }
 
@@ -1480,6 +1480,7 @@ void mp_writer_abort(mp_writer *w)
 	 * unfinished, so nothing can pass for a complete stream. */
 	if (w->fd >= 0)
 		close(w->fd);
+	mp_tmpout_discard(w->tmp);
 	ZSTD_freeCCtx(w->cctx);
 	mp_pack_free(w->pk);
 	free(w->wb);
@@ -1510,6 +1511,14 @@ int mp_writer_close(mp_writer *w, mp_err *err)
 	}
 	if (w->fd >= 0 && close(w->fd) < 0 && !w->failed)
 		wfail(w, "close failed: %s", strerror(errno));
+	if (w->failed) {
+		mp_tmpout_discard(w->tmp);
+	} else {
+		mp_err e;
+		if (mp_tmpout_commit(w->tmp, w->name, &e) < 0)
+			wfail(w, "%s", e.msg + strlen(w->name) + 2);
+	}
+	w->tmp = NULL;
 	if (w->failed) {
 		mp_err_set(err, "%s", w->err);
 		rc = -1;

@@ -60,6 +60,7 @@ static void usage(FILE *fp)
 "                         that delivery plus the trace gap between them (gap)\n"
 "  --eager-retries        an event for every refused attempt (slow; to\n"
 "                         check the retry-loop shortcut against)\n"
+"  -f, --force            write the binary stream to a terminal too\n"
 "  -k, --keep-going       on saturation, mark the run and go on (exit 0)\n"
 "  --max-backlog P        saturated past P packets queued per node\n"
 "  --no-packets           do not write per-packet records\n"
@@ -87,16 +88,23 @@ static void die(const char *fmt, ...)
 }
 
 MP_PRINTF(1, 2)
-static void bad_usage(const char *fmt, ...)
+static _Noreturn void bad_usage(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
 	va_end(ap);
-	usage(stderr);
+	fprintf(stderr, "; try '%s -h'\n", prog);
 	exit(2);
+}
+
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
+{
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 enum {
@@ -123,6 +131,7 @@ static const struct option longopts[] = {
 	{ "eject-priority", required_argument, NULL, O_EJECT_PRIORITY },
 	{ "eject-setup", required_argument, NULL, O_EJECT_SETUP },
 	{ "header-time", required_argument, NULL, O_HEADER_TIME },
+	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "inject-setup", required_argument, NULL, O_INJECT_SETUP },
 	{ "inject-timeout", required_argument, NULL, O_INJECT_TIMEOUT },
@@ -333,6 +342,7 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 	mp_hdr_setf(h, "fabric.eject_setup", "%u", cfg->eject_setup);
 	mp_hdr_set(h, "fabric.links", cfg->full_duplex ? "full" : "half");
 	mp_hdr_set(h, "fabric.pe_port", cfg->pe_separate ? "separate" : "shared");
+	mp_hdr_set(h, "fabric.pe_arb", mp_pe_arb_name(cfg->pe_arb));
 	mp_hdr_set(h, "fabric.bp", mp_bp_name(cfg->bp));
 	mp_hdr_setf(h, "fabric.buffer_limit", "%u", cfg->buffer_limit);
 	mp_hdr_setf(h, "fabric.buffer_limit_dest", "%u", cfg->buffer_limit_dest);
@@ -340,6 +350,7 @@ static void set_fabric_meta(mp_hdr *h, const struct mp_cfg *cfg,
 		    cfg->buffer_limit_trans);
 	mp_hdr_setf(h, "fabric.inject_timeout", "%llu",
 		    (unsigned long long)cfg->inject_timeout);
+	mp_hdr_set(h, "fabric.eject_priority", cfg->eject_priority ? "on" : "off");
 	mp_hdr_set(h, "fabric.deadlock",
 		   cfg->deadlock == MP_DL_HOPCOUNT ? "hop-count" : "none");
 	mp_hdr_set(h, "fabric.retry",
@@ -354,23 +365,26 @@ int main(int argc, char **argv)
 	int show = 0, raw = 0, verbose = 0, quiet = 0, c;
 	const char *outpath = NULL;
 	mp_err err;
-	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0;
+	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0, force = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
 	int dep_mode = MP_DEP_MAX;
 
-	signal(SIGPIPE, SIG_IGN);
+	/* A closed pipe downstream ends netrun as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	mp_cfg_init(&cfg);
 	/* The preset goes first, whatever its place on the command line. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":fhko:qv", longopts, NULL)) != -1)
 		if (c == O_PRESET && mp_cfg_preset(&cfg, optarg, &err) < 0)
 			bad_usage("%s", err.msg);
 	if (!cfg.preset[0])
 		mp_cfg_preset(&cfg, "po2", NULL);
-	opterr = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fhko:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -445,8 +459,12 @@ int main(int argc, char **argv)
 			have_util = 1;
 			break;
 		case '?':
-			usage(stderr);
-			return 2;
+		case ':':
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			bad_usage("%s", err.msg);
+		case 'f':
+			force = 1;
+			break;
 		default: {
 			int rc = mp_cfg_set(&cfg, optname(c), optarg, &err);
 			if (rc < 0)
@@ -487,6 +505,14 @@ int main(int argc, char **argv)
 		fo.max_backlog = max_bl;
 
 	const char *inpath = argc ? argv[0] : "-";
+	if (strcmp(inpath, "-") == 0 && isatty(STDIN_FILENO))
+		bad_usage("standard input is a terminal: give a file or pipe a "
+			  "stream (wlgen ... | netrun)");
+	if ((!outpath || strcmp(outpath, "-") == 0) &&
+	    isatty(STDOUT_FILENO) && !force)
+		bad_usage("standard output is a terminal: netrun writes a "
+			  "binary stream; pipe it, use -o FILE, or force with "
+			  "-f");
 	mp_reader *r = mp_reader_open(inpath, &err);
 	if (!r)
 		die("%s", err.msg);
@@ -521,6 +547,8 @@ int main(int argc, char **argv)
 		if (!(out.deps = mp_deps_new(dep_mode)))
 			die("out of memory");
 	}
+	/* Readers must know an absent packet record is not a lost one. */
+	mp_hdr_set(oh, "pkt_records", no_packets ? "0" : "1");
 	mp_hdr_add_prov(oh, prog, argc + optind - 1, argv - optind + 1, 1, seed);
 	out.w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);
