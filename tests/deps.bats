@@ -130,7 +130,7 @@ dep 165" ]
 	[ "${g#*,}" -ge "$(cat "$T/max")" ]
 	run netrun --dep-release soon "$T/m.mps"
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "netrun: --dep-release: 'soon' is not max or gap" ]
+	[ "${lines[0]}" = "netrun: --dep-release: 'soon' is not max or gap; try 'netrun -h'" ]
 }
 
 @test "--no-deps is the open loop: format 1.1, no dep records, ids in order" {
@@ -280,7 +280,7 @@ poke() {
 	[ "$status" -eq 0 ]
 	run wlgen --preset cmp --dest distance:3 --load 0.1 -n 1
 	[ "$status" -eq 2 ]
-	[[ "${lines[0]}" == "wlgen: --dest: distance needs a topology whose nodes all see the same neighbourhood, not mesh:8x8" ]]
+	[[ "${lines[0]}" == "wlgen: --dest: distance needs a topology whose nodes all see the same neighbourhood, not mesh:8x8; try 'wlgen -h'" ]]
 	run netrun --preset cmp --route derouting --show-config
 	[ "$status" -eq 2 ]
 	# With dependencies the mesh at half speed takes longer.
