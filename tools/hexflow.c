@@ -90,8 +90,7 @@ static void die_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
+	fputs("; try '" PROG " -h'\n", stderr);
 	exit(2);
 }
 
@@ -210,7 +209,7 @@ int main(int argc, char **argv)
 			setup_opt = "--eject-setup";
 			break;
 		case 'h':
-			signal(SIGPIPE, SIG_IGN);
+			signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 			usage(stdout);
 			return finish();
 		case OPT_INJECT:
@@ -242,15 +241,11 @@ int main(int argc, char **argv)
 					  optarg);
 			have_pe = 1;
 			break;
-		case ':':
-			die_usage("%s: missing argument", argv[optind - 1]);
-		default:
-			if (optopt > 0 && optopt < 256)
-				die_usage("-%c: unknown option", optopt);
-			if (optopt >= 256)
-				die_usage("%s: option takes no argument",
-					  argv[optind - 1]);
-			die_usage("%s: unknown option", argv[optind - 1]);
+		default: {
+			mp_err oe;
+			mp_opt_err(c, optopt, argv[optind - 1], &oe);
+			die_usage("%s", oe.msg);
+		}
 		}
 	}
 	argc -= optind;
@@ -265,7 +260,7 @@ int main(int argc, char **argv)
 		inject = eject = 0.0;
 	double s = mp_flow_speed_ratio(packet, inject, eject);
 
-	signal(SIGPIPE, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 	int ncol = have_pe ? 7 : 5;
 	struct row hdr;
 	for (int i = 0; i < ncol; i++)

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_hdrcfg.h"
 #include "mp_ni.h"
 #include "mp_stream.h"
+#include "mp_util.h"
 
 static const char *prog = "sched";
 
@@ -29,6 +31,7 @@ static void usage(FILE *fp)
 "  -a, --alpha A        alpha scheduling: priority c + A*l (default 0: FIFO)\n"
 "  -c, --class-priority guaranteed messages before best-effort ones\n"
 "  -f, --fifo           first come, first served (= --alpha 0)\n"
+"  --force              write the binary stream to a terminal too\n"
 "  -o, --output FILE    write to FILE instead of standard output\n"
 "  --raw                write uncompressed\n"
 "  -s, --segment B      re-segment: packets = ceil(bytes / B)\n"
@@ -43,14 +46,22 @@ static void die(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
 	va_end(ap);
 	if (code == 2)
-		usage(stderr);
+		fprintf(stderr, "; try '%s -h'", prog);
+	fputc('\n', stderr);
 	exit(code);
 }
 
-enum { O_RAW = 256, O_SRF };
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
+{
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+enum { O_RAW = 256, O_SRF, O_FORCE };
 
 int main(int argc, char **argv)
 {
@@ -58,6 +69,7 @@ int main(int argc, char **argv)
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "class-priority", no_argument, NULL, 'c' },
 		{ "fifo", no_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -66,15 +78,20 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	double alpha = 0;
-	int c, raw = 0, srf = 0, class_prio = 0;
+	int c, raw = 0, srf = 0, class_prio = 0, force = 0;
 	uint64_t segment = 0;
 	const char *outpath = NULL;
 	mp_err err;
 	int nargc = argc;
 	char **nargv = argv;
 
-	signal(SIGPIPE, SIG_IGN);
-	while ((c = getopt_long(argc, argv, "a:cfho:s:", longopts, NULL)) != -1) {
+	/* A closed pipe downstream ends sched as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":a:cfho:s:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (mp_parse_double(optarg, 0, 1e9, 0, &alpha, "--alpha",
@@ -87,6 +104,9 @@ int main(int argc, char **argv)
 		case 'f':
 			alpha = 0;
 			srf = 0;
+			break;
+		case O_FORCE:
+			force = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -108,14 +128,20 @@ int main(int argc, char **argv)
 			srf = 1;
 			break;
 		default:
-			usage(stderr);
-			return 2;
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			die(2, "%s", err.msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
 		die(2, "too many inputs (one file or standard input)");
+	if (argc == 0 && isatty(0))
+		die(2, "standard input is a terminal: give a file or pipe a "
+		       "stream from wlgen");
+	if ((!outpath || strcmp(outpath, "-") == 0) && isatty(1) && !force)
+		die(2, "standard output is a terminal: sched writes a binary "
+		       "stream; pipe it, use -o FILE, or --force");
 
 	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
 	if (!r)

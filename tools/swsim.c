@@ -1176,7 +1176,7 @@ int main(int argc, char **argv)
 			c.cycles = parse_u64(optarg, 1, 1000000000000ULL, "--cycles");
 			break;
 		case 'h':
-			signal(SIGPIPE, SIG_IGN);
+			signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 			usage(stdout);
 			return finish();
 		case OPT_LOAD:
@@ -1208,14 +1208,11 @@ int main(int argc, char **argv)
 			c.warmup = parse_u64(optarg, 0, 1000000000000ULL, "--warmup");
 			warmup_given = 1;
 			break;
-		case ':':
-			die_usage("%s: missing argument", argv[optind - 1]);
-		default:
-			if (optopt > 0 && optopt < 256)
-				die_usage("-%c: unknown option", optopt);
-			if (optopt >= 256)
-				die_usage("%s: option takes no argument", argv[optind - 1]);
-			die_usage("%s: unknown option", argv[optind - 1]);
+		default: {
+			mp_err oe;
+			mp_opt_err(ch, optopt, argv[optind - 1], &oe);
+			die_usage("%s", oe.msg);
+		}
 		}
 	}
 	argc -= optind;
@@ -1249,7 +1246,7 @@ int main(int argc, char **argv)
 				  (unsigned long)c.buf_flits, k, c.b);
 	}
 
-	signal(SIGPIPE, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 	static struct feed f;
 	for (unsigned li = 0; li < nloads; li++) {
 		make_feed(&c, loads[li], &f);

@@ -26,12 +26,14 @@ static const char synopsis[] =
 	"usage: wlgen [--preset NAME] [--size N | --topo SPEC] --load U\n"
 	"             (-n N | --duration T) [options]\n"
 	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n"
-	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n";
+	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n"
+	"       wlgen [--preset NAME] --chains N [--think T] (-n N | --duration T)\n";
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
-	"  --preset NAME        fabric and workload preset (po2, fedx, torus;\n"
-	"                       default po2); options override it\n"
-	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8\n"
+	"  --preset NAME        fabric and workload preset (po2, fedx, torus,\n"
+	"                       cmp; default po2); options override it\n"
+	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8,\n"
+	"                       mesh:8x8\n"
 	"  --nodes N            fail unless the fabric has N nodes\n"
 	"  -n, --messages N     stop after N messages\n"
 	"  --duration T         stop at time T (units of the preset)\n"
@@ -51,6 +53,9 @@ static const char options_text[] =
 	"  --gt-load U          a separate guaranteed stream per node at load U\n"
 	"  --gt-length K        its message length in packets (default 1)\n"
 	"  --adaptive-share P   percentage of messages marked adaptive (route=2)\n"
+	"  --chains N           N request/response chains between random nodes,\n"
+	"                       each message waiting for the one before (deps)\n"
+	"  --think T            chains: mean think time between messages (100)\n"
 	"  --seed S             random seed (default 1)\n"
 	"  --replay FILE        replay a CSV trace (time,src,dst,packets|bytes)\n"
 	"  --netrace FILE       replay a Netrace trace (bzip2-compressed or not)\n"
@@ -58,18 +63,18 @@ static const char options_text[] =
 	"  --remap LIST         replay: node ids old:new,old:new...\n"
 	"  --remap-mod          replay: node ids modulo the node count\n"
 	"  --drop-self          replay: skip rows whose src equals dst\n"
+	"  --no-deps            Netrace: drop dependencies (open-loop replay)\n"
+	"  --region K           Netrace: only region K of the trace\n"
+	"  -f, --force          write the binary stream to a terminal too\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --raw                write uncompressed\n"
 	"  -h, --help           this help\n";
 
-/* Full help on standard output; the synopsis alone after an error. */
+/* Full help (-h). */
 static void usage(FILE *f)
 {
 	fputs(synopsis, f);
-	if (f == stdout)
-		fputs(options_text, f);
-	else
-		fputs("Try 'wlgen -h' for the options.\n", f);
+	fputs(options_text, f);
 }
 
 MP_PRINTF(1, 2)
@@ -80,9 +85,16 @@ static void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
+	fputs("; try 'wlgen -h'\n", stderr);
 	exit(2);
+}
+
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
+{
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 MP_PRINTF(1, 2)
@@ -109,18 +121,74 @@ enum {
 
 /* Options that only make sense when generating, or when replaying. */
 static const char *const gen_only[] = {
-	"adaptive-share", "arrival", "dest", "gt-length", "gt-load", "gt-share",
+	"adaptive-share", "arrival", "chains", "dest", "gt-length", "gt-load", "gt-share",
 	"hot-load", "hot-nodes", "hot-share", "hot-spots", "load", "long",
-	"long-len", "short-max", "short-min", "uniform", "workload", NULL
+	"long-len", "short-max", "short-min", "think", "uniform", "workload",
+	NULL
 };
-static const char *const replay_only[] = { "drop-self", "remap", "remap-mod",
-					   "time-scale", NULL };
+static const char *const replay_only[] = { "drop-self", "no-deps", "region",
+					   "remap", "remap-mod", "time-scale",
+					   NULL };
+
+/*
+ * The dep records of message id (mp_workload_deps): its dependencies,
+ * MP_DEP_IDS to a record, the count of later messages naming it in the
+ * first. Returns 0, or -1 when a write failed.
+ */
+static int put_deps(mp_writer *wr, const mp_workload *w, uint64_t id)
+{
+	const uint64_t *after;
+	size_t n;
+	uint32_t users;
+	mp_workload_deps(w, &after, &n, &users);
+	for (size_t k = 0; k == 0 ? (n > 0 || users > 0) : k < n;
+	     k += MP_DEP_IDS) {
+		mp_rec r;
+		memset(&r, 0, sizeof r);
+		r.dep.tag = MP_REC_DEP;
+		r.dep.msg = id;
+		r.dep.users = k == 0 ? users : 0;
+		for (size_t j = 0; j < MP_DEP_IDS && k + j < n; j++)
+			r.dep.after[r.dep.n++] = after[k + j];
+		if (mp_writer_put(wr, &r) < 0)
+			return -1;
+	}
+	return 0;
+}
 
 /*
  * Open a Netrace trace for reading; a bzip2-compressed one (magic "BZh")
  * is read through `bzip2 -dc`, whose pid goes to *child. Returns the
  * descriptor of the uncompressed bytes; exits on failure.
  */
+/*
+ * FNV-1a (64-bit) of the bytes of the file at path, for the provenance of
+ * a replayed trace: a name says which file, the hash which contents.
+ * Exits on a read error.
+ */
+static uint64_t fnv1a64_file(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die("%s: read failed: %s", path, strerror(errno));
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ull;
+		}
+	}
+	close(fd);
+	return h;
+}
+
 static int open_netrace(const char *path, pid_t *child)
 {
 	unsigned char m[3];
@@ -141,8 +209,8 @@ static int open_netrace(const char *path, pid_t *child)
 		close(fd);
 		close(p[0]);
 		close(p[1]);
-		/* wlgen ignores SIGPIPE; the decompressor must die of it
-		 * when wlgen stops reading early, not report an error. */
+		/* Whatever SIGPIPE disposition wlgen inherited, the
+		 * decompressor must die of it when wlgen stops reading early. */
 		signal(SIGPIPE, SIG_DFL);
 		/* Its diagnostics would only repeat ours. */
 		int null = open("/dev/null", O_WRONLY);
@@ -205,12 +273,14 @@ int main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "adaptive-share", required_argument, NULL, O_WL },
 		{ "arrival", required_argument, NULL, O_WL },
+		{ "chains", required_argument, NULL, O_WL },
 		{ "dest", required_argument, NULL, O_WL },
 		{ "drop-self", no_argument, NULL, O_WL },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "gt-length", required_argument, NULL, O_WL },
 		{ "gt-load", required_argument, NULL, O_WL },
 		{ "gt-share", required_argument, NULL, O_WL },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "hot-load", required_argument, NULL, O_WL },
 		{ "hot-nodes", required_argument, NULL, O_WL },
@@ -221,11 +291,13 @@ int main(int argc, char *argv[])
 		{ "long-len", required_argument, NULL, O_WL },
 		{ "messages", required_argument, NULL, 'n' },
 		{ "netrace", required_argument, NULL, O_WL },
+		{ "no-deps", no_argument, NULL, O_WL },
 		{ "nodes", required_argument, NULL, O_NODES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "payload", required_argument, NULL, O_WL },
 		{ "preset", required_argument, NULL, O_PRESET },
 		{ "raw", no_argument, NULL, O_RAW },
+		{ "region", required_argument, NULL, O_WL },
 		{ "remap", required_argument, NULL, O_WL },
 		{ "remap-mod", no_argument, NULL, O_WL },
 		{ "replay", required_argument, NULL, O_WL },
@@ -233,6 +305,7 @@ int main(int argc, char *argv[])
 		{ "short-max", required_argument, NULL, O_WL },
 		{ "short-min", required_argument, NULL, O_WL },
 		{ "size", required_argument, NULL, O_FABRIC },
+		{ "think", required_argument, NULL, O_WL },
 		{ "time-scale", required_argument, NULL, O_WL },
 		{ "topo", required_argument, NULL, O_FABRIC },
 		{ "uniform", no_argument, NULL, O_WL },
@@ -243,7 +316,7 @@ int main(int argc, char *argv[])
 	char **orig_argv = argv;
 	const char *preset = "po2", *out = NULL;
 	uint64_t nmsgs = 0, duration = 0, nodes = 0;
-	int has_n = 0, has_dur = 0, raw = 0;
+	int has_n = 0, has_dur = 0, raw = 0, force = 0;
 	size_t nwl = 0, nfab = 0;
 	mp_err err;
 	int c, idx;
@@ -252,10 +325,17 @@ int main(int argc, char *argv[])
 	fab = calloc((size_t)argc + 1, sizeof *fab);
 	if (!wl || !fab)
 		die("out of memory");
-	signal(SIGPIPE, SIG_IGN);
+	/* A closed pipe downstream ends wlgen as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hn:o:", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fhn:o:", longopts, &idx)) != -1) {
 		switch (c) {
+		case 'f':
+			force = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			free(wl);
@@ -297,13 +377,9 @@ int main(int argc, char *argv[])
 			wl[nwl].name = longopts[idx].name;
 			wl[nwl++].val = optarg;
 			break;
-		case ':':
-			usage_error("%s: needs an argument", argv[optind - 1]);
-			break;
 		default:
-			if (optopt)
-				usage_error("-%c: unknown option", optopt);
-			usage_error("%s: unknown option", argv[optind - 1]);
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
@@ -347,6 +423,9 @@ int main(int argc, char *argv[])
 	}
 	if (!wc.replay && !has_n && !has_dur)
 		usage_error("give -n or --duration");
+	if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO) && !force)
+		usage_error("standard output is a terminal: wlgen writes a "
+			    "binary stream; pipe it, use -o FILE, or force with -f");
 
 	pid_t unzip = -1;
 	if (wc.replay && wc.replay_fmt == MP_WL_NETRACE &&
@@ -375,6 +454,12 @@ int main(int argc, char *argv[])
 		die("header: out of memory, or %zu hot senders are too many to "
 		    "list in a stream header", ns);
 	}
+	/* A trace read from standard input cannot be hashed before the
+	 * header goes out: it then has no hash. */
+	if (wc.replay && strcmp(wc.replay, "-") != 0 &&
+	    mp_hdr_setf(h, "replay.fnv1a64", "%016llx",
+			(unsigned long long)fnv1a64_file(wc.replay)) < 0)
+		die("header: out of memory");
 	if (mp_hdr_set(h, "preset", preset) < 0 ||
 	    mp_hdr_set(h, "time_unit", mp_preset_time_unit(preset)) < 0 ||
 	    mp_hdr_setf(h, "packet_time", "%u", cfg.packet_time) < 0 ||
@@ -399,9 +484,8 @@ int main(int argc, char *argv[])
 		int rc = mp_workload_next(w, &rec.msg);
 		if (rc < 0) {
 			/* Cut the stream short without a trailer, so a reader
-			 * downstream sees it truncated, not complete. */
-			if (out && strcmp(out, "-") != 0)
-				unlink(out);
+			 * downstream sees it truncated, not complete (an -o
+			 * file is left as it was). */
 			mp_writer_abort(wr);
 			if (reap(unzip, wc.replay_fd) < 0)
 				fprintf(stderr, "%swlgen: %s: bzip2 -dc failed: the "
@@ -420,6 +504,8 @@ int main(int argc, char *argv[])
 			break;
 		if (mp_writer_put(wr, &rec) < 0)
 			break;
+		if (put_deps(wr, w, rec.msg.id) < 0)
+			break;
 		count++;
 		if (tty && (count & 4095) == 0 && now() - last >= 0.25) {
 			last = now();
@@ -433,8 +519,6 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "\rwlgen: %llu messages, time %llu\n",
 			(unsigned long long)count, (unsigned long long)rec.msg.time);
 	if (reap(unzip, wc.replay_fd) < 0) {
-		if (out && strcmp(out, "-") != 0)
-			unlink(out);
 		mp_writer_abort(wr);
 		die("%s: bzip2 -dc failed: the file is corrupt or truncated",
 		    wc.replay);
