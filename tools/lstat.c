@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_prog.h"
 #include "mp_record.h"
 #include "mp_stats.h"
 #include "mp_stream.h"
@@ -55,36 +56,11 @@ static void help(void)
 	      stdout);
 }
 
-static void die(const char *fmt, ...) MP_PRINTF(1, 2);
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* Bad usage: one line, exit 2. */
-static _Noreturn void usage_error(const char *fmt, ...) MP_PRINTF(1, 2);
-static _Noreturn void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; try '%s -h'\n", prog);
-	exit(2);
-}
-
 static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
 	if (!p)
-		die("out of memory");
+		mp_die("out of memory");
 	return p;
 }
 
@@ -114,7 +90,7 @@ static struct acc *acc_new(uint64_t key)
 	a->pbat = mp_batch_new();
 	if (!a->mlat || !a->nlat || !a->plat || !a->hops || !a->mhist ||
 	    !a->phist || !a->mbat || !a->nbat || !a->pbat)
-		die("out of memory");
+		mp_die("out of memory");
 	return a;
 }
 
@@ -140,7 +116,7 @@ static void acc_msg(struct acc *a, const struct mp_dlv *d)
 	a->msgs++;
 	mp_moments_add(a->mlat, (double)lat);
 	if (mp_hist_add(a->mhist, lat, 1) < 0)
-		die("out of memory");
+		mp_die("out of memory");
 	mp_batch_add(a->mbat, (double)lat);
 	mp_moments_add(a->nlat, norm);
 	mp_batch_add(a->nbat, norm);
@@ -160,7 +136,7 @@ static void acc_pkt(struct acc *a, uint64_t lat, unsigned hops, int early)
 	a->wpkts += (uint64_t)early;
 	mp_moments_add(a->plat, (double)lat);
 	if (mp_hist_add(a->phist, lat, 1) < 0)
-		die("out of memory");
+		mp_die("out of memory");
 	mp_batch_add(a->pbat, (double)lat);
 	mp_moments_add(a->hops, hops);
 }
@@ -191,7 +167,7 @@ static struct acc *group(uint64_t key)
 			size_t cap = capgroups ? 2 * capgroups : 16;
 			struct acc **g = realloc(groups, cap * sizeof *g);
 			if (!g)
-				die("out of memory");
+				mp_die("out of memory");
 			groups = g;
 			capgroups = cap;
 		}
@@ -329,7 +305,7 @@ static void pend_push(struct pend *e, uint64_t lat, unsigned hops, int early)
 		size_t cap = e->cap ? 2 * e->cap : 4;
 		struct sample *s = realloc(e->s, cap * sizeof *s);
 		if (!s)
-			die("out of memory");
+			mp_die("out of memory");
 		e->s = s;
 		e->cap = cap;
 	}
@@ -438,7 +414,7 @@ static void snap_add(struct snaps *sp, const struct mp_util *u, uint64_t ws,
 		size_t cap = sp->cap ? 2 * sp->cap : 64;
 		struct snap *p = realloc(sp->s, cap * sizeof *p);
 		if (!p)
-			die("out of memory");
+			mp_die("out of memory");
 		sp->s = p;
 		sp->cap = cap;
 	}
@@ -725,9 +701,9 @@ static void print_prov(const mp_hdr *h, const char *prefix)
 static void finish_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout))
-		die("stdout: write failed: %s", strerror(errno));
+		mp_die("stdout: write failed: %s", strerror(errno));
 	if (fclose(stdout) != 0)
-		die("stdout: write failed: %s", strerror(errno));
+		mp_die("stdout: write failed: %s", strerror(errno));
 }
 
 /* ---- main ---- */
@@ -761,6 +737,8 @@ int main(int argc, char *argv[])
 	uint64_t warm_n = 0, warm_t = 0;
 	mp_err err;
 
+	mp_prog_init(prog, usage);
+
 	/* A closed pipe downstream ends lstat as it would any writer. */
 	signal(SIGPIPE, SIG_DFL);
 	opterr = 0;
@@ -775,7 +753,7 @@ int main(int argc, char *argv[])
 				if (strcmp(name, by_names[i]) == 0)
 					break;
 			if (i == sizeof by_names / sizeof by_names[0])
-				usage_error("--by: unknown grouping '%s'", optarg);
+				mp_usage_error("--by: unknown grouping '%s'", optarg);
 			by = (enum by)i;
 			break;
 		}
@@ -804,7 +782,7 @@ int main(int argc, char *argv[])
 					 c == 'w' ? &warm_n : &warm_t,
 					 c == 'w' ? "--warmup" : "--warmup-time",
 					 &err) < 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			if (c == 'w')
 				have_wn = 1;
 			else
@@ -812,22 +790,22 @@ int main(int argc, char *argv[])
 			break;
 		default:
 			mp_opt_err(c, optopt, argv[optind - 1], &err);
-			usage_error("%s", err.msg);
+			mp_usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
-		usage_error("more than one input");
+		mp_usage_error("more than one input");
 	if (nout > 1)
-		usage_error("--csv, --plot and --prov exclude each other");
+		mp_usage_error("--csv, --plot and --prov exclude each other");
 	if (argc == 0 && isatty(STDIN_FILENO))
-		usage_error("standard input is a terminal: give a file or pipe "
+		mp_usage_error("standard input is a terminal: give a file or pipe "
 			    "a stream (... | netrun | lstat)");
 
 	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
 	if (!r)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	const mp_hdr *h = mp_reader_header(r);
 	const char *input = mp_reader_name(r);
 	if (out == OUT_PROV) {
@@ -838,7 +816,7 @@ int main(int argc, char *argv[])
 	}
 	if (mp_hdr_kind(h) != MP_KIND_DELIVERIES) {
 		const char *k = mp_kind_name(mp_hdr_kind(h));
-		die("%s: a stream of kind %s, not deliveries", input,
+		mp_die("%s: a stream of kind %s, not deliveries", input,
 		    k ? k : "unknown");
 	}
 
@@ -846,20 +824,20 @@ int main(int argc, char *argv[])
 	double pe_time = NAN, offered = NAN;
 	if (mp_hdr_get(h, "short_max") &&
 	    mp_hdr_get_u64(h, "short_max", &short_max) < 0)
-		die("%s: header: bad short_max '%s'", input,
+		mp_die("%s: header: bad short_max '%s'", input,
 		    mp_hdr_get(h, "short_max"));
 	if (mp_hdr_get(h, "nodes") && mp_hdr_get_u64(h, "nodes", &hnodes) < 0)
-		die("%s: header: bad nodes '%s'", input, mp_hdr_get(h, "nodes"));
+		mp_die("%s: header: bad nodes '%s'", input, mp_hdr_get(h, "nodes"));
 	if (mp_hdr_get(h, "pe_time") &&
 	    (mp_hdr_get_double(h, "pe_time", &pe_time) < 0 || !(pe_time > 0)))
-		die("%s: header: bad pe_time '%s'", input,
+		mp_die("%s: header: bad pe_time '%s'", input,
 		    mp_hdr_get(h, "pe_time"));
 	if (mp_hdr_get(h, "load") && mp_hdr_get_double(h, "load", &offered) < 0)
-		die("%s: header: bad load '%s'", input, mp_hdr_get(h, "load"));
+		mp_die("%s: header: bad load '%s'", input, mp_hdr_get(h, "load"));
 	/* netrun --no-packets: the run delivered packets it did not write. */
 	const char *pr = mp_hdr_get(h, "pkt_records");
 	if (pr && strcmp(pr, "0") != 0 && strcmp(pr, "1") != 0)
-		die("%s: header: bad pkt_records '%s'", input, pr);
+		mp_die("%s: header: bad pkt_records '%s'", input, pr);
 	int no_pkts = pr && strcmp(pr, "0") == 0;
 
 	/* Fixed groupings have all their rows from the start. */
@@ -885,7 +863,7 @@ int main(int argc, char *argv[])
 	mp_moments *dw = mp_moments_new();
 	mp_hist *dwh = mp_hist_new();
 	if (!dw || !dwh)
-		die("out of memory");
+		mp_die("out of memory");
 	struct mp_run run = { 0 };
 	mp_rec rec;
 	int rc;
@@ -1023,7 +1001,7 @@ int main(int argc, char *argv[])
 				trace_rel = rec.rel.t_trace;
 			mp_moments_add(dw, (double)w);
 			if (mp_hist_add(dwh, w, 1) < 0)
-				die("out of memory");
+				mp_die("out of memory");
 			break;
 		}
 		case MP_REC_RUN:
@@ -1047,13 +1025,13 @@ int main(int argc, char *argv[])
 		}
 	}
 	if (rc < 0)
-		die("%s", mp_reader_error(r));
+		mp_die("%s", mp_reader_error(r));
 	if (no_pkts && n_pkt)
-		die("%s: %llu packet records, but the header says the stream "
+		mp_die("%s: %llu packet records, but the header says the stream "
 		    "has none (pkt_records=0)", input, (unsigned long long)n_pkt);
 	if (nruns && (n_dlv != run.msgs_done ||
 		      (!no_pkts && n_pkt != run.pkts_delivered)))
-		die("%s: counts not conserved: the run record says %llu messages "
+		mp_die("%s: counts not conserved: the run record says %llu messages "
 		    "and %llu packets delivered, the stream has %llu message and "
 		    "%llu packet records",
 		    input, (unsigned long long)run.msgs_done,

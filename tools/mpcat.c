@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mp_csv.h"
+#include "mp_prog.h"
 #include "mp_record.h"
 #include "mp_stream.h"
 #include "mp_util.h"
@@ -88,19 +89,6 @@ static void errx_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Bad usage: one line, exit 2. */
-MP_PRINTF(1, 2)
-static _Noreturn void bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("mpcat: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("; try 'mpcat -h'\n", stderr);
-	exit(2);
-}
-
 /* Fatal signals: remove an -o file's temporary name, then die of it. */
 static void on_signal(int sig)
 {
@@ -129,7 +117,7 @@ static int parse_rec(const char *name)
 {
 	int tag = mp_rec_tag(name);
 	if (tag == 0 || tag == MP_REC_END)
-		bad_usage("--rec: unknown record kind '%s' (msg, inj, pkt, dlv, "
+		mp_usage_error("--rec: unknown record kind '%s' (msg, inj, pkt, dlv, "
 			  "util, run, dep, rel)", name);
 	return tag;
 }
@@ -754,6 +742,8 @@ int main(int argc, char *argv[])
 	static char **pargv;
 	int c;
 
+	mp_prog_init("mpcat", usage);
+
 	/* A closed pipe downstream ends mpcat as it would any writer. */
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGHUP, on_signal);
@@ -788,7 +778,7 @@ int main(int argc, char *argv[])
 			return out_close() < 0 ? 1 : 0;
 		case 'k':
 			if (!mp_kind_from_name(optarg))
-				bad_usage("--kind: unknown stream kind '%s' "
+				mp_usage_error("--kind: unknown stream kind '%s' "
 					  "(messages, injections, deliveries, "
 					  "utilization)", optarg);
 			o.kind = optarg;
@@ -812,16 +802,16 @@ int main(int argc, char *argv[])
 		case 's': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || !valid_key(optarg, (size_t)(eq - optarg)))
-				bad_usage("--set: '%s' is not key=value (keys "
+				mp_usage_error("--set: '%s' is not key=value (keys "
 					  "are made of a-z, 0-9, '_' and '.')",
 					  optarg);
 			if (strncmp(optarg, "kind=", 5) == 0 ||
 			    strncmp(optarg, "layout.", 7) == 0)
-				bad_usage("--set: '%.*s' is not a metadata key "
+				mp_usage_error("--set: '%.*s' is not a metadata key "
 					  "you can set (use --kind for the kind)",
 					  (int)(eq - optarg), optarg);
 			if (!printable(eq + 1))
-				bad_usage("--set: the value of '%.*s' holds a "
+				mp_usage_error("--set: the value of '%.*s' holds a "
 					  "control character",
 					  (int)(eq - optarg), optarg);
 			o.sets[o.nsets++] = optarg;
@@ -833,7 +823,7 @@ int main(int argc, char *argv[])
 		default: {
 			mp_err err;
 			mp_opt_err(c, optopt, argv[optind - 1], &err);
-			bad_usage("%s", err.msg);
+			mp_usage_error("%s", err.msg);
 		}
 		}
 	}
@@ -841,23 +831,23 @@ int main(int argc, char *argv[])
 	argv += optind;
 
 	if (o.csv + o.from_csv + (o.header || o.count) > 1)
-		bad_usage("-c, -C and -H/-n are different modes: choose one");
+		mp_usage_error("-c, -C and -H/-n are different modes: choose one");
 	if (o.meta && !o.csv)
-		bad_usage("--meta goes with --csv");
+		mp_usage_error("--meta goes with --csv");
 	if ((o.kind || o.nsets) && !o.from_csv)
-		bad_usage("--kind and --set go with --from-csv");
+		mp_usage_error("--kind and --set go with --from-csv");
 	if (o.rec && !o.csv && !o.from_csv)
-		bad_usage("--rec goes with --csv or --from-csv");
+		mp_usage_error("--rec goes with --csv or --from-csv");
 	if (o.raw && (o.csv || o.header || o.count))
-		bad_usage("--raw goes with --from-csv or a copy");
+		mp_usage_error("--raw goes with --from-csv or a copy");
 	if (o.from_csv && argc > 1)
-		bad_usage("--from-csv reads one CSV file");
+		mp_usage_error("--from-csv reads one CSV file");
 
 	if (o.from_csv && !o.output && isatty(1) && !o.force)
-		bad_usage("standard output is a terminal: -C writes a binary "
+		mp_usage_error("standard output is a terminal: -C writes a binary "
 			  "stream; pipe it, use -o FILE, or force with -f");
 	if (o.force && !o.from_csv)
-		bad_usage("--force goes with --from-csv");
+		mp_usage_error("--force goes with --from-csv");
 	if (o.from_csv)
 		o.mode = M_FROM_CSV;
 	else if (o.csv)
@@ -870,14 +860,14 @@ int main(int argc, char *argv[])
 		o.mode = M_COPY;
 	else {
 		if (argc == 0 && isatty(0))
-			bad_usage("standard input is a terminal: give a stream "
+			mp_usage_error("standard input is a terminal: give a stream "
 				  "file or pipe one in");
 		o.mode = M_HEADER;
 		o.header = 1;
 	}
 
 	if (o.mode != M_FROM_CSV && argc == 0 && isatty(0))
-		bad_usage("standard input is a terminal: give a stream file or "
+		mp_usage_error("standard input is a terminal: give a stream file or "
 			  "pipe one in");
 	static char *stdin_only[] = { (char *)"-" };
 	struct inputs in;

@@ -17,6 +17,7 @@
 
 #include "mp_hdrcfg.h"
 #include "mp_ni.h"
+#include "mp_prog.h"
 #include "mp_stream.h"
 #include "mp_util.h"
 
@@ -37,20 +38,6 @@ static void usage(FILE *fp)
 "  -s, --segment B      re-segment: packets = ceil(bytes / B)\n"
 "  --srf                shortest remaining message first\n"
 "  -h, --help           this help\n");
-}
-
-MP_PRINTF(2, 3)
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (code == 2)
-		fprintf(stderr, "; try '%s -h'", prog);
-	fputc('\n', stderr);
-	exit(code);
 }
 
 /* Fatal signals: remove an -o file's temporary name, then die of it. */
@@ -85,6 +72,8 @@ int main(int argc, char **argv)
 	int nargc = argc;
 	char **nargv = argv;
 
+	mp_prog_init(prog, usage);
+
 	/* A closed pipe downstream ends sched as it would any writer. */
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGHUP, on_signal);
@@ -96,7 +85,7 @@ int main(int argc, char **argv)
 		case 'a':
 			if (mp_parse_double(optarg, 0, 1e9, 0, &alpha, "--alpha",
 					    &err) < 0)
-				die(2, "%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			break;
 		case 'c':
 			class_prio = 1;
@@ -111,7 +100,7 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			if (fclose(stdout) != 0)
-				die(1, "stdout: write failed: %s", strerror(errno));
+				mp_die("stdout: write failed: %s", strerror(errno));
 			return 0;
 		case 'o':
 			outpath = optarg;
@@ -122,50 +111,50 @@ int main(int argc, char **argv)
 		case 's':
 			if (mp_parse_u64(optarg, 1, 1u << 30, &segment, "--segment",
 					 &err) < 0)
-				die(2, "%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			break;
 		case O_SRF:
 			srf = 1;
 			break;
 		default:
 			mp_opt_err(c, optopt, argv[optind - 1], &err);
-			die(2, "%s", err.msg);
+			mp_usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1)
-		die(2, "too many inputs (one file or standard input)");
+		mp_usage_error("too many inputs (one file or standard input)");
 	if (argc == 0 && isatty(0))
-		die(2, "standard input is a terminal: give a file or pipe a "
+		mp_usage_error("standard input is a terminal: give a file or pipe a "
 		       "stream from wlgen");
 	if ((!outpath || strcmp(outpath, "-") == 0) && isatty(1) && !force)
-		die(2, "standard output is a terminal: sched writes a binary "
+		mp_usage_error("standard output is a terminal: sched writes a binary "
 		       "stream; pipe it, use -o FILE, or --force");
 
 	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
 	if (!r)
-		die(1, "%s", err.msg);
+		mp_die("%s", err.msg);
 	const mp_hdr *ih = mp_reader_header(r);
 	int kind = mp_hdr_kind(ih);
 	if (kind != MP_KIND_MESSAGES && kind != MP_KIND_INJECTIONS)
-		die(1, "%s: a %s stream: sched reads messages", mp_reader_name(r),
+		mp_die("%s: a %s stream: sched reads messages", mp_reader_name(r),
 		    mp_kind_name(kind));
 	mp_hdr *oh = mp_hdr_dup(ih);
 	if (!oh)
-		die(1, "out of memory");
+		mp_die("out of memory");
 	mp_hdr_set_kind(oh, MP_KIND_INJECTIONS);
 	struct mp_ni_policy pol = { srf ? MP_NI_SRF : MP_NI_ALPHA, alpha,
 				    class_prio };
 	if (mp_ni_policy_write(&pol, oh) < 0)
-		die(1, "out of memory");
+		mp_die("out of memory");
 	if (segment)
 		mp_hdr_setf(oh, "payload", "%llu", (unsigned long long)segment);
 	mp_hdr_add_prov(oh, prog, nargc - 1, nargv + 1, 0, 0);
 	mp_writer *w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);
 	if (!w)
-		die(1, "%s", err.msg);
+		mp_die("%s", err.msg);
 
 	mp_rec rec;
 	int rc;
@@ -177,10 +166,10 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0) {
 		mp_writer_abort(w);
-		die(1, "%s", mp_reader_error(r));
+		mp_die("%s", mp_reader_error(r));
 	}
 	if (mp_writer_close(w, &err) < 0)
-		die(1, "%s", err.msg);
+		mp_die("%s", err.msg);
 	mp_reader_close(r);
 	return 0;
 }

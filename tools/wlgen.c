@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mp_config.h"
+#include "mp_prog.h"
 #include "mp_record.h"
 #include "mp_stream.h"
 #include "mp_util.h"
@@ -77,36 +78,12 @@ static void usage(FILE *f)
 	fputs(options_text, f);
 }
 
-MP_PRINTF(1, 2)
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("wlgen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("; try 'wlgen -h'\n", stderr);
-	exit(2);
-}
-
 /* Fatal signals: remove an -o file's temporary name, then die of it. */
 static void on_signal(int sig)
 {
 	mp_tmpout_unlink_all();
 	signal(sig, SIG_DFL);
 	raise(sig);
-}
-
-MP_PRINTF(1, 2)
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("wlgen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
 }
 
 /* Option codes beyond single letters. */
@@ -173,12 +150,12 @@ static uint64_t fnv1a64_file(const char *path)
 	ssize_t n;
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
+		mp_die("%s: %s", path, strerror(errno));
 	while ((n = read(fd, buf, sizeof buf)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			die("%s: read failed: %s", path, strerror(errno));
+			mp_die("%s: read failed: %s", path, strerror(errno));
 		}
 		for (ssize_t i = 0; i < n; i++) {
 			h ^= buf[i];
@@ -194,15 +171,15 @@ static int open_netrace(const char *path, pid_t *child)
 	unsigned char m[3];
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
+		mp_die("%s: %s", path, strerror(errno));
 	if (pread(fd, m, 3, 0) != 3 || memcmp(m, "BZh", 3) != 0)
 		return fd;
 	int p[2];
 	if (pipe(p) < 0)
-		die("pipe: %s", strerror(errno));
+		mp_die("pipe: %s", strerror(errno));
 	pid_t pid = fork();
 	if (pid < 0)
-		die("fork: %s", strerror(errno));
+		mp_die("fork: %s", strerror(errno));
 	if (pid == 0) {
 		dup2(fd, 0);
 		dup2(p[1], 1);
@@ -324,7 +301,9 @@ int main(int argc, char *argv[])
 	wl = calloc((size_t)argc + 1, sizeof *wl);
 	fab = calloc((size_t)argc + 1, sizeof *fab);
 	if (!wl || !fab)
-		die("out of memory");
+		mp_die("out of memory");
+	mp_prog_init("wlgen", usage);
+
 	/* A closed pipe downstream ends wlgen as it would any writer. */
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGHUP, on_signal);
@@ -341,12 +320,12 @@ int main(int argc, char *argv[])
 			free(wl);
 			free(fab);
 			if (fclose(stdout) != 0)
-				die("stdout: write failed: %s", strerror(errno));
+				mp_die("stdout: write failed: %s", strerror(errno));
 			return 0;
 		case 'n':
 			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 50, &nmsgs,
 					 "-n", &err) < 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			has_n = 1;
 			break;
 		case 'o':
@@ -355,7 +334,7 @@ int main(int argc, char *argv[])
 		case O_DURATION:
 			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 62, &duration,
 					 "--duration", &err) < 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			has_dur = 1;
 			break;
 		case O_FABRIC:
@@ -365,7 +344,7 @@ int main(int argc, char *argv[])
 		case O_NODES:
 			if (mp_parse_u64(optarg, 2, UINT32_MAX, &nodes, "--nodes",
 					 &err) < 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			break;
 		case O_PRESET:
 			preset = optarg;
@@ -379,31 +358,31 @@ int main(int argc, char *argv[])
 			break;
 		default:
 			mp_opt_err(c, optopt, argv[optind - 1], &err);
-			usage_error("%s", err.msg);
+			mp_usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 0)
-		usage_error("unexpected argument '%s'", argv[0]);
+		mp_usage_error("unexpected argument '%s'", argv[0]);
 
 	/* The preset first, then the command line, whatever its order. */
 	struct mp_cfg cfg;
 	struct mp_wl_cfg wc;
 	mp_cfg_init(&cfg);
 	if (mp_cfg_preset(&cfg, preset, &err) < 0)
-		usage_error("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	mp_wl_cfg_init(&wc);
 	if (mp_wl_set_words(&wc, mp_preset_workload(preset), &err) < 0)
-		die("preset %s: %s", preset, err.msg);
+		mp_die("preset %s: %s", preset, err.msg);
 	for (size_t i = 0; i < nfab; i++)
 		if (mp_cfg_set(&cfg, fab[i].name, fab[i].val, &err) != 0)
-			usage_error("%s", err.msg);
+			mp_usage_error("%s", err.msg);
 	/* Only the network's shape matters here (routing, buffers and the
 	 * like are netrun's business). */
 	mp_net *net = mp_cfg_net(&cfg, &err);
 	if (!net)
-		usage_error("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload };
 	/* A workload resets the lengths: apply it before the length options. */
 	for (int pass = 0; pass < 2; pass++)
@@ -413,18 +392,18 @@ int main(int argc, char *argv[])
 			if (first != (pass == 0))
 				continue;
 			if (mp_wl_set(&wc, wl[i].name, wl[i].val, &err) != 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 		}
 	for (size_t i = 0; i < nwl; i++) {
 		if (wc.replay && listed(gen_only, wl[i].name))
-			usage_error("--%s: not used with --replay", wl[i].name);
+			mp_usage_error("--%s: not used with --replay", wl[i].name);
 		if (!wc.replay && listed(replay_only, wl[i].name))
-			usage_error("--%s: only used with --replay", wl[i].name);
+			mp_usage_error("--%s: only used with --replay", wl[i].name);
 	}
 	if (!wc.replay && !has_n && !has_dur)
-		usage_error("give -n or --duration");
+		mp_usage_error("give -n or --duration");
 	if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO) && !force)
-		usage_error("standard output is a terminal: wlgen writes a "
+		mp_usage_error("standard output is a terminal: wlgen writes a "
 			    "binary stream; pipe it, use -o FILE, or force with -f");
 
 	pid_t unzip = -1;
@@ -433,25 +412,25 @@ int main(int argc, char *argv[])
 		wc.replay_fd = open_netrace(wc.replay, &unzip);
 	mp_workload *w = mp_workload_new(&wc, &shape, &err);
 	if (!w)
-		usage_error("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	if (nodes && mp_workload_nodes(w) != nodes)
-		usage_error("--nodes: the fabric (%s) has %u nodes, not %llu",
+		mp_usage_error("--nodes: the fabric (%s) has %u nodes, not %llu",
 			    mp_net_name(net), mp_workload_nodes(w),
 			    (unsigned long long)nodes);
 	if (mp_workload_start(w, &err) < 0) {
 		if (reap(unzip, wc.replay_fd) < 0)
-			die("%s: bzip2 -dc failed: the file is corrupt or "
+			mp_die("%s: bzip2 -dc failed: the file is corrupt or "
 			    "truncated", wc.replay);
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	}
 
 	mp_hdr *h = mp_hdr_new(MP_KIND_MESSAGES);
 	if (!h)
-		die("out of memory");
+		mp_die("out of memory");
 	if (mp_workload_describe(w, h) < 0) {
 		size_t ns;
 		mp_workload_hot_senders(w, &ns);
-		die("header: out of memory, or %zu hot senders are too many to "
+		mp_die("header: out of memory, or %zu hot senders are too many to "
 		    "list in a stream header", ns);
 	}
 	/* A trace read from standard input cannot be hashed before the
@@ -459,7 +438,7 @@ int main(int argc, char *argv[])
 	if (wc.replay && strcmp(wc.replay, "-") != 0 &&
 	    mp_hdr_setf(h, "replay.fnv1a64", "%016llx",
 			(unsigned long long)fnv1a64_file(wc.replay)) < 0)
-		die("header: out of memory");
+		mp_die("header: out of memory");
 	if (mp_hdr_set(h, "preset", preset) < 0 ||
 	    mp_hdr_set(h, "time_unit", mp_preset_time_unit(preset)) < 0 ||
 	    mp_hdr_setf(h, "packet_time", "%u", cfg.packet_time) < 0 ||
@@ -468,11 +447,11 @@ int main(int argc, char *argv[])
 	    (has_dur && mp_hdr_setf(h, "duration", "%llu",
 				    (unsigned long long)duration) < 0) ||
 	    mp_hdr_add_prov(h, "wlgen", orig_argc - 1, orig_argv + 1, 1, wc.seed) < 0)
-		die("header: out of memory");
+		mp_die("header: out of memory");
 	mp_writer *wr = mp_writer_open(out, h, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(h);
 	if (!wr)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 
 	int tty = isatty(STDERR_FILENO), shown = 0;
 	double last = tty ? now() : 0;
@@ -520,7 +499,7 @@ int main(int argc, char *argv[])
 			(unsigned long long)count, (unsigned long long)rec.msg.time);
 	if (reap(unzip, wc.replay_fd) < 0) {
 		mp_writer_abort(wr);
-		die("%s: bzip2 -dc failed: the file is corrupt or truncated",
+		mp_die("%s: bzip2 -dc failed: the file is corrupt or truncated",
 		    wc.replay);
 	}
 	mp_workload_free(w);
@@ -528,6 +507,6 @@ int main(int argc, char *argv[])
 	free(wl);
 	free(fab);
 	if (mp_writer_close(wr, &err) < 0)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	return 0;
 }
