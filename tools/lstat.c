@@ -901,7 +901,7 @@ int main(int argc, char *argv[])
 				 * more than it has means two messages in
 				 * flight share one. */
 				if (e && e->n > d->packets)
-					die("%s: record %llu: message %llu has %u "
+					mp_die("%s: record %llu: message %llu has %u "
 					    "packets but %zu arrived under its id: "
 					    "message ids are not unique", input,
 					    (unsigned long long)mp_reader_recno(r),
