@@ -750,6 +750,10 @@ static int ncube_run_until(void *mo, uint64_t until)
 				int st = mp_sim_event(m->sim, &ev);
 				if (st != MP_SIM_OK)
 					return st;
+				if (m->sh->yield) {
+					m->sh->yield = 0;
+					return MP_SIM_OK;
+				}
 				continue;
 			}
 			m->gen_pending--;
@@ -764,6 +768,13 @@ static int ncube_run_until(void *mo, uint64_t until)
 				return MP_SIM_ERROR;
 			if (m->self_check && ncube_self_check(m) < 0)
 				return MP_SIM_ERROR;
+			/* Closed-loop replay (mp_sim_yield): a delivery in this
+			 * unit released messages; the caller adds them, from
+			 * the next unit on. The unit is never cut short. */
+			if (m->sh->yield) {
+				m->sh->yield = 0;
+				return MP_SIM_OK;
+			}
 			continue;
 		}
 		/* Idle: nothing changes until the next event. */

@@ -512,4 +512,7 @@ echo
 table
 
 echo
+sh pipelines/bench/deps.sh
+
+echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null); finished $(now)"
