@@ -183,6 +183,10 @@ echo "events are netrun's event-queue events; refusals are refused attempts"
 echo "(each one costs events but moves nothing).  On the torus every message"
 echo "is one packet.  CPU s is user plus system time (10 ms steps): less"
 echo "sensitive than elapsed time to other work on the machine."
+echo "ncube-11-B5-saturated is the synchronous model (netrun --model ncube):"
+echo "its packet-hops are moves out of a FIFO, the last one into the sink (11"
+echo "per packet), its events the units simulated and the sources' arrivals,"
+echo "and its refusals offers refused by a full FIFO or a sink."
 
 # ---------------------------------------------------------------------------
 section "2. Instructions per packet-hop (callgrind)"
