@@ -63,6 +63,12 @@ void mp_sim_defaults(const struct mp_cfg *cfg, struct mp_sim_opts *o)
 	o->check_interval = 16 * pe;
 	o->deadlock_time = 1000 * (uint64_t)(cfg->packet_time + cfg->header_time +
 					    cfg->inject_setup + cfg->eject_setup);
+	/* Sinks that accept with probability Q (the ncube model) hold a
+	 * packet 1/Q units on average: so many more units without a move
+	 * are still no deadlock. */
+	if (cfg->sink_q > 0 && cfg->sink_q < 1)
+		o->deadlock_time = (uint64_t)((double)o->deadlock_time /
+					      cfg->sink_q);
 	o->max_backlog = 2000;
 }
 

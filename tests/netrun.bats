@@ -386,6 +386,14 @@ self_checked() {
 	[ "$(mpcat -c -r pkt "$T/a.mps")" != "$(mpcat -c -r pkt "$T/c.mps")" ]
 }
 
+@test "ncube: slow sinks are no deadlock (the deadlock time scales with 1/Q)" {
+	wlgen --preset ncube --stages 1 --arrival model:1 -n 300 --seed 1 > "$T/w.mps"
+	run netrun --preset ncube --stages 1 --sink prob:0.001 -o "$T/d.mps" "$T/w.mps"
+	[ "$status" -eq 0 ]
+	run mpcat -c -r run "$T/d.mps"
+	[[ "${lines[1]}" == 0,2,*,300,300,300,300,0,0 ]]
+}
+
 @test "ncube: one 2x2 router, saturated, B = 1: 1/2 per input (its Markov chain absorbs in one-full-one-empty)" {
 	wlgen --preset ncube --stages 1 --arrival model:1 -n 20000 --seed 2 |
 		netrun --preset ncube --stages 1 --fifo 1 -o "$T/d.mps"
