@@ -293,7 +293,7 @@ self_checked() {
 }
 
 @test "--show-config fed back as options reproduces the run, for every preset" {
-	for p in po2 fedx torus ncube; do
+	for p in po2 fedx torus cmp ncube; do
 		for extra in "" "--pe-arb inject --eject-priority on --buffer-limit-dest 3 --retry notify"; do
 			[ "$p" = torus ] && [ -n "$extra" ] && extra="--pe-port shared --pe-arb eject --links half"
 			[ "$p" = ncube ] && [ -n "$extra" ] && extra="--arb rr --sink prob:0.7 --fifo 3"
@@ -347,7 +347,7 @@ self_checked() {
 @test "every registered model runs every preset that names it with a clean --self-check" {
 	for m in $(netrun --list-models | awk '{ print $1 }'); do
 		n=0
-		for p in po2 fedx torus ncube; do
+		for p in po2 fedx torus cmp ncube; do
 			netrun --preset $p --show-config | grep -qx -- "--model $m" || continue
 			n=$((n + 1))
 			wlgen --preset $p --load 0.5 -n 150 --seed 3 > "$T/w.mps"
