@@ -45,7 +45,25 @@ struct mp_cfg {
 	int pe_arb;          /* enum mp_pearb */
 	int retry;           /* enum mp_retry: when a refused packet tries again */
 	unsigned payload;    /* payload bytes per packet (segmentation) */
+	/* The flit model (lib/mp_flit.c). */
+	int switching;       /* enum mp_switching, of the one class */
+	unsigned vcs;        /* virtual channels per link and network; 0 auto */
+	unsigned vc_buf;     /* flits per virtual channel; 0 auto */
+	unsigned packet_flits;
+	unsigned router_delay, link_delay, credit_delay; /* cycles */
+	unsigned inject_flits, eject_flits; /* per terminal per cycle */
+	int arb;             /* enum mp_arb */
+	unsigned arb_alpha;  /* MP_ARB_CREDIT: best-effort flits per packet */
+	int buf_org;         /* input buffer organization, by index */
+	uint8_t class_sw[2]; /* by class: 0 not named, else 1 + mp_switching */
 };
+
+enum mp_switching { MP_SW_WORMHOLE, MP_SW_VCT, MP_SW_PS };
+enum mp_arb { MP_ARB_RR, MP_ARB_PRIORITY, MP_ARB_CREDIT };
+
+/* The names of the switching schemes and traffic classes (by value). */
+extern const char *const mp_switching_names[];
+extern const char *const mp_class_names[];
 
 /* Set c to the built-in defaults (those of the po2 preset). */
 void mp_cfg_init(struct mp_cfg *c);

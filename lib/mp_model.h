@@ -38,6 +38,9 @@ struct mp_model_ops {
 	/* The options of struct mp_cfg the model reads (mp_opt.h); the
 	 * others of other models do not apply to it. */
 	const struct mp_opt *opts;
+	/* Set the model's own options of a configuration to their defaults
+	 * (every preset starts from them); NULL when zero will do. */
+	void (*defaults)(struct mp_cfg *cfg);
 	/* Build the model on the network net (the driver's, read-only,
 	 * alive until the model is freed) for cfg in the driver sim.
 	 * Returns the model, or NULL with a message in err (a network or
@@ -79,6 +82,9 @@ struct mp_model_ops {
 
 /* The packet-level virtual cut-through model (lib/mp_packet.c). */
 extern const struct mp_model_ops mp_model_packet;
+
+/* The cycle-level flit model with virtual channels (lib/mp_flit.c). */
+extern const struct mp_model_ops mp_model_flit;
 
 /* The model named name, or NULL. */
 const struct mp_model_ops *mp_model_find(const char *name);

@@ -49,7 +49,8 @@ static void usage(FILE *fp)
 "Simulate a fabric on a message stream (from wlgen or sched) read from\n"
 "file or standard input; write deliveries to standard output.\n"
 "\n"
-"  --preset NAME          po2 (default), fedx or torus; other options override\n"
+"  --preset NAME          po2 (default), fedx, torus or rs; other options\n"
+"                         override\n"
 "  --list-models          print the models and exit\n"
 "  --show-config          print the effective configuration and exit\n");
 	usage_table(fp, mp_opt_driver);
