@@ -40,9 +40,10 @@ static const struct preset presets[] = {
 	  "workload=uniform", "flit" },
 	{ "rs", "Rexford-Shin: 8x8 torus, flit-level routers with virtual "
 		"channels, 16-flit packets, dimension order",
-	  "model=flit family=torus size=8 route=deterministic packet-time=16 "
-	  "header-time=1 inject-setup=0 eject-setup=0 links=full "
-	  "pe-port=separate payload=16 packet-flits=16 switching=wormhole",
+	  "model=flit family=torus size=8 route=deterministic buffers=16 "
+	  "packet-time=16 header-time=1 inject-setup=0 eject-setup=0 "
+	  "links=full pe-port=separate bp=none deadlock=hop-count "
+	  "retry=immediate payload=16 packet-flits=16 switching=wormhole",
 	  "workload=uniform", "flit" },
 };
 

@@ -109,6 +109,7 @@ struct vnet {
 	unsigned vcs, buf; /* per link */
 	unsigned base;     /* first VC of the network at each port */
 	unsigned dateline; /* split the VCs by the dateline rule */
+	unsigned bubble;   /* a packet entering a ring needs room for two */
 	int cls;           /* traffic class it carries, or -1: every class */
 };
 
@@ -340,12 +341,17 @@ static uint32_t allocate(flitm *f, uint32_t x, uint32_t lv, struct ivc *c,
 		hi = cls ? vn->vcs : half;
 	}
 	uint32_t first = o->vc0 + vn->base;
+	/* Whole packets: room for this one, and under the bubble rule for
+	 * one more when it enters a ring (from its source, or turning). */
+	int32_t need = (int32_t)f->L;
+	if (vn->bubble && o->dim != p->dim)
+		need *= 2;
 	for (unsigned v = lo; v < hi; v++) {
 		struct ovc *ov = &f->ov[first + v];
 		if (ov->owner != NIL)
 			continue;
 		if (o->kind == MP_PORT_LINK && vn->sw != MP_SW_WORMHOLE &&
-		    ov->credits < (int32_t)f->L)
+		    ov->credits < need)
 			continue;
 		ov->owner = lv;
 		c->ovc = first + v;
@@ -771,6 +777,17 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		}
 		if (torus && vn->vcs >= 2)
 			vn->dateline = 1;
+		if (torus && vn->vcs == 1 && vn->sw != MP_SW_WORMHOLE) {
+			vn->bubble = 1;
+			if (vn->buf < 2 * f->L) {
+				mp_err_set(err, "--vc-buf %u: %s on one virtual "
+						"channel of a torus needs room for two "
+						"packets (%u flits, the bubble rule)",
+					   vn->buf, mp_switching_names[vn->sw],
+					   2 * f->L);
+				goto fail;
+			}
+		}
 		if (torus && vn->sw == MP_SW_WORMHOLE && vn->vcs < 2) {
 			mp_err_set(err, "--vcs 1: wormhole on a torus needs 2 "
 					"virtual channels (the dateline rule)");
