@@ -340,14 +340,20 @@ self_checked() {
 	[[ "$output" == *"--model packet"* ]]
 	run netrun --model nonesuch --show-config
 	[ "$status" -eq 2 ]
-	[[ "${lines[0]}" == "netrun: --model: 'nonesuch' is not one of packet" ]]
+	[[ "${lines[0]}" == "netrun: --model: 'nonesuch' is not one of packet|flit" ]]
 }
 
 @test "every registered model runs every preset with a clean --self-check" {
 	for m in $(netrun --list-models | awk '{ print $1 }'); do
-		for p in po2 fedx torus; do
+		for p in po2 fedx torus rs; do
 			wlgen --preset $p --load 0.5 -n 150 --seed 3 > "$T/w.mps"
 			run netrun --preset $p --model $m --self-check -o "$T/d.mps" "$T/w.mps"
+			if [ $m = flit ] && [ $p = po2 -o $p = fedx ]; then
+				# the flit model runs on tori and meshes only
+				[ "$status" -eq 2 ]
+				[[ "${lines[0]}" == "netrun: --model flit: needs a torus:RxC or mesh:RxC network, not "* ]]
+				continue
+			fi
 			[ "$status" -eq 0 ]
 			run mpcat -c -r run "$T/d.mps"
 			[[ "${lines[1]}" == 0,*,150,150,* ]]
