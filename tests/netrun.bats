@@ -360,3 +360,76 @@ self_checked() {
 		done
 	done
 }
+
+@test "flit: --preset rs carries each switching scheme at low load, self-check clean, throughput in flits per node per cycle" {
+	wlgen --preset rs --load 0.05 -n 3000 --seed 2 > "$T/w.mps"
+	for sw in wormhole vct ps; do
+		run netrun --preset rs --switching $sw --self-check -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
+		run sh -c "lstat --csv '$T/d.mps' | cut -d, -f3,4,13 | tail -1"
+		# every packet delivered; accepted within 2% of the offered 0.05
+		[[ "$output" == 3000,0.0[45]*,0.050000 ]]
+		awk -F, -v t="${output#*,}" 'BEGIN { split(t, a, ","); exit !(a[1] > 0.049 && a[1] < 0.051) }'
+	done
+}
+
+@test "flit: latencies order as the switching schemes do (cut-through < wormhole on 1-flit buffers < store and forward)" {
+	wlgen --preset rs --load 0.05 -n 2000 --seed 4 > "$T/w.mps"
+	for sw in wormhole vct ps; do
+		netrun --preset rs --switching $sw "$T/w.mps" | lstat --csv | tail -1 | cut -d, -f8 > "$T/$sw"
+	done
+	awk -v w="$(cat "$T/wormhole")" -v v="$(cat "$T/vct")" -v p="$(cat "$T/ps")" \
+		'BEGIN { exit !(v < w && w < p) }'
+}
+
+@test "flit: classes on their own virtual networks, each arbitration; the same seed gives the same bytes" {
+	wlgen --preset rs --load 0.03 --gt-load 0.03 -n 2000 --seed 5 > "$T/w.mps"
+	for a in rr priority credit:4; do
+		run netrun --preset rs --class gt=ps --class be=wormhole --arb $a --self-check -o "$T/d-$a.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
+		run sh -c "lstat --by class '$T/d-$a.mps' | awk '{ print \$1, \$3 }' | sed -n 2,3p"
+		[ "${lines[0]%% *}" = best-effort ]
+		[ "${lines[1]%% *}" = guaranteed ]
+	done
+	netrun --preset rs --class gt=ps --class be=wormhole --arb credit:4 "$T/w.mps" > "$T/a1.mps"
+	netrun --preset rs --class gt=ps --class be=wormhole --arb credit:4 "$T/w.mps" > "$T/a2.mps"
+	cmp "$T/a1.mps" "$T/a2.mps"
+	netrun --preset rs --class gt=ps --class be=wormhole --arb rr "$T/w.mps" > "$T/a3.mps"
+	! cmp -s "$T/a1.mps" "$T/a3.mps"
+	run netrun --preset rs --class gt=ps --class be=wormhole --arb credit:2 --show-config
+	[[ "$output" == *"--class gt=ps,be=wormhole"* ]]
+	[[ "$output" == *"--arb credit:2"* ]]
+	run netrun $(echo "$output" | tr '\n' ' ') --show-config
+	[[ "$output" == *"--class gt=ps,be=wormhole"* ]]
+	[[ "$output" == *"--arb credit:2"* ]]
+}
+
+@test "flit: hostile options are one-line errors" {
+	wlgen --preset rs --load 0.05 --gt-load 0.05 -n 50 --seed 1 > "$T/w.mps"
+	run netrun --preset rs --vcs 0 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --vcs: "* ]]
+	run netrun --preset rs --vc-buf 0 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --vc-buf: "* ]]
+	run netrun --preset rs --class gt=ps --class gt=vct "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "netrun: --class: class gt named twice" ]
+	run netrun --preset rs --class gold=ps "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --class: 'gold' is not one of be|gt" ]]
+	run netrun --preset rs --arb fastest "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --arb: 'fastest' is not one of rr|priority|credit:A" ]]
+	run netrun --preset rs --vcs 1 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "netrun: --vcs 1: wormhole on a torus needs 2 virtual channels (the dateline rule)" ]
+	run netrun --preset rs --switching ps --vc-buf 8 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "netrun: --vc-buf 8: ps needs room for a whole packet (16 flits)" ]
+	# a class with no network in the stream
+	run netrun --preset rs --class be=wormhole -o "$T/d.mps" "$T/w.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "netrun: "*"class 1 (gt) has no --class setting"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+}
