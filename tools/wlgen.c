@@ -29,8 +29,8 @@ static const char synopsis[] =
 	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n";
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
-	"  --preset NAME        fabric and workload preset (po2, fedx, torus;\n"
-	"                       default po2); options override it\n"
+	"  --preset NAME        fabric and workload preset (po2, fedx, torus,\n"
+	"                       rs; default po2); options override it\n"
 	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8\n"
 	"  --nodes N            fail unless the fabric has N nodes\n"
 	"  -n, --messages N     stop after N messages\n"
