@@ -6,6 +6,7 @@ VERSION = 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/meshpipe
 DESTDIR ?=
 
 CC ?= cc
@@ -114,21 +115,43 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
+# Do lstat's confidence intervals cover? 40 seeds of one PO2 point
+# (pipelines/cicover.sh); not part of check.
+cicover: all
+	@sh pipelines/cicover.sh
+
 # A long run near saturation: memory stays flat, nothing is lost.
 soak: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/soak.sh
 
+# The sample traces the manual pages name go to $(DATADIR)/traces.
+TRACES = traces/README.md traces/sample.csv traces/netrace/README \
+	traces/netrace/example.tra.bz2
+
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+# What install copies, without building first (tests/install.bats).
+install-files:
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	mkdir -p $(DESTDIR)$(DATADIR)/traces/netrace
 	for p in $(PROGS); do install -m 755 $$p $(DESTDIR)$(BINDIR)/; done
 	for m in $(MANS); do s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	for t in $(TRACES); do install -m 644 $$t $(DESTDIR)$(DATADIR)/$$t; done
+
+# Remove what install put there (the same PREFIX and DESTDIR).
+uninstall:
+	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$${p##*/}; done
+	for m in $(MANS); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+	for t in $(TRACES); do rm -f $(DESTDIR)$(DATADIR)/$$t; done
+	-rmdir $(DESTDIR)$(DATADIR)/traces/netrace $(DESTDIR)$(DATADIR)/traces $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	rm -f lib/*.o lib/*.d $(LIB) lib/.cflags $(PROGS) tools/*.d $(UNITS) tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: all check check-clang units demo bench bench-deps fuzz soak install clean deps FORCE
+.PHONY: all check check-clang units demo bench bench-deps cicover fuzz soak install install-files uninstall clean deps FORCE
 .SECONDARY: $(LIB_OBJ)
 
 -include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d)

@@ -45,6 +45,17 @@ static const struct preset presets[] = {
 	  "links=full pe-port=separate bp=none deadlock=hop-count "
 	  "retry=immediate payload=16 packet-flits=16 switching=wormhole",
 	  "workload=uniform", "flit" },
+	/* Netrace's chip multiprocessor: one unit a cycle, a packet a
+	 * 16-byte flit (8-byte requests 1, 72-byte data 5). The packet
+	 * model stands in for a flit-level one until there is one. */
+	{ "cmp", "8x8 2-D mesh of a chip multiprocessor, dimension order, "
+		 "16-byte flits of one cycle (packet model)",
+	  "model=packet family=mesh size=8 route=deterministic buffers=16 "
+	  "packet-time=1 "
+	  "header-time=1 inject-setup=0 eject-setup=0 links=full "
+	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
+	  "payload=16",
+	  "workload=uniform", "cycle" },
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -54,7 +65,9 @@ const char *const mp_route_names[] = { "deterministic", "best", "derouting",
 const char *const mp_bp_names[] = { "none", "message", "destination", NULL };
 const char *const mp_switching_names[] = { "wormhole", "vct", "ps", NULL };
 const char *const mp_class_names[] = { "be", "gt", NULL };
+const char *const mp_pe_arb_names[] = { "fair", "inject", "eject", NULL };
 #define route_names mp_route_names
+#define pe_names mp_pe_arb_names
 #define bp_names mp_bp_names
 
 #define CFG(field) offsetof(struct mp_cfg, field)
@@ -69,7 +82,7 @@ const struct mp_opt mp_opt_driver[] = {
 
 const struct mp_opt mp_opt_network[] = {
 	{ "topo", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "SPEC",
-	  "hex:N, hexrect:RxC or torus:RxC", 0 },
+	  "hex:N, hexrect:RxC, torus:RxC or mesh:RxC", 0 },
 	{ "size", MP_OPT_SPECIAL, CFG(size), 0, 0, NULL, "N",
 	  "E_N for hex, N x N otherwise", MP_OPT_NOSHOW },
 	{ "family", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "F",
@@ -102,6 +115,11 @@ const char *mp_route_name(int route)
 const char *mp_bp_name(int bp)
 {
 	return bp >= 0 && bp <= MP_BP_DEST ? bp_names[bp] : "?";
+}
+
+const char *mp_pe_arb_name(int arb)
+{
+	return arb >= 0 && arb <= MP_PE_EJECT_FIRST ? pe_names[arb] : "?";
 }
 
 void mp_cfg_init(struct mp_cfg *c)
@@ -264,9 +282,9 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 
 	if (strcmp(name, "family") == 0) {
 		if (strcmp(val, "hex") && strcmp(val, "hexrect") &&
-		    strcmp(val, "torus"))
+		    strcmp(val, "torus") && strcmp(val, "mesh"))
 			return mp_err_set(err, "--family: '%s' is not one of "
-					       "hex|hexrect|torus", val);
+					       "hex|hexrect|torus|mesh", val);
 		snprintf(c->family, sizeof c->family, "%s", val);
 		c->rows = c->cols = 0;
 		return 0;
@@ -282,7 +300,8 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		fam[fl] = '\0';
 		if (mp_cfg_set(c, "family", fam, err) < 0)
 			return mp_err_set(err, "--topo: unknown family in '%s' "
-					       "(hex:N, hexrect:RxC, torus:RxC)",
+					       "(hex:N, hexrect:RxC, torus:RxC, "
+					       "mesh:RxC)",
 					  val);
 		if (!colon)
 			return 0;
@@ -291,8 +310,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		int n = sscanf(colon + 1, "%u%c%u", &r, &x, &k);
 		if (n == 1 && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
 			return uns(colon + 1, 2, 1000, &c->size, "topo", err);
-		} else if (n == 3 && x == 'x' && strcmp(fam, "hex") != 0 && r >= 3 &&
-			   k >= 3 && r <= 1000 && k <= 1000) {
+		} else if (n == 3 && x == 'x' && strcmp(fam, "hex") != 0 &&
+			   r >= (strcmp(fam, "mesh") ? 3u : 2u) &&
+			   k >= (strcmp(fam, "mesh") ? 3u : 2u) && r <= 1000 &&
+			   k <= 1000) {
 			c->rows = r;
 			c->cols = k;
 			c->size = r;
@@ -383,9 +404,11 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 	if (strcmp(c->family, "hex") != 0 && c->size < 3 && !c->rows)
 		return mp_err_set(err, "--size: %s needs a side of at least 3",
 				  c->family);
-	if (c->route == MP_ROUTE_DEROUTE && strcmp(c->family, "torus") == 0)
+	if (c->route == MP_ROUTE_DEROUTE && (strcmp(c->family, "torus") == 0 ||
+					  strcmp(c->family, "mesh") == 0))
 		return mp_err_set(err, "--route: derouting needs a six-link "
-				       "mesh (no no-farther directions on a torus)");
+				       "mesh (no no-farther directions on a %s)",
+				  c->family);
 	if (c->buffer_limit && c->buffer_limit > c->buffers)
 		return mp_err_set(err, "--buffer-limit %u exceeds --buffers %u",
 				  c->buffer_limit, c->buffers);

@@ -121,10 +121,12 @@ const struct mp_opt *mp_cfg_find_opt(const char *name);
 /* The names of the route and bp values, by value, NULL-terminated. */
 extern const char *const mp_route_names[];
 extern const char *const mp_bp_names[];
+extern const char *const mp_pe_arb_names[];
 
-/* Name of a route/bp value for printing. */
+/* Name of a route/bp/pe-arb value for printing. */
 const char *mp_route_name(int route);
 const char *mp_bp_name(int bp);
+const char *mp_pe_arb_name(int arb);
 
 /*
  * Workload options of a preset, as "name=value" words separated by

@@ -422,7 +422,7 @@ const char *mp_csv_error(const mp_csv_reader *r)
 
 int mp_csv_check_columns(const mp_csv_reader *r, int tag, mp_err *err)
 {
-	if (tag <= 0 || tag >= MP_REC_END)
+	if (tag <= 0 || tag >= MP_REC_NTAGS || tag == MP_REC_END)
 		return mp_err_set(err, "%s: record tag %d cannot be read from "
 				  "CSV", r->name, tag);
 	for (size_t i = 0; i < r->ncols; i++)
@@ -456,7 +456,7 @@ static int show_value(const char *v, char *out, size_t cap)
 
 int mp_csv_to_rec(const mp_csv_reader *r, int tag, mp_rec *rec, mp_err *err)
 {
-	if (tag <= 0 || tag >= MP_REC_END)
+	if (tag <= 0 || tag >= MP_REC_NTAGS || tag == MP_REC_END)
 		return mp_err_set(err, "%s: line %" PRIu64 ": record tag %d "
 				  "cannot be read from CSV", r->name,
 				  r->row_line, tag);

@@ -131,7 +131,7 @@ static int build_cayley(mp_net *n, mp_topo *t, mp_err *err)
 		return -1;
 	const char *f = mp_topo_family(n->topo);
 	n->fam = strcmp(f, "hex") == 0 ? F_HEX : strcmp(f, "hexrect") == 0 ?
-		 F_HEXRECT : F_TORUS;
+		 F_HEXRECT : strcmp(f, "mesh") == 0 ? F_MESH : F_TORUS;
 	snprintf(n->name, sizeof n->name, "%s", mp_topo_name(n->topo));
 	n->nsw = n->nterm = mp_topo_nodes(n->topo);
 	n->rows = mp_topo_rows(n->topo);
@@ -147,9 +147,19 @@ static int build_cayley(mp_net *n, mp_topo *t, mp_err *err)
 	if (rc < 0)
 		return -1;
 	for (uint32_t x = 0; x < n->nsw; x++) {
-		for (unsigned d = 0; d < deg; d++)
-			link_out(n, x, d, mp_topo_neighbor(n->topo, x, d),
-				 mp_topo_opposite(n->topo, d));
+		for (unsigned d = 0; d < deg; d++) {
+			uint32_t y = mp_topo_neighbor(n->topo, x, d);
+			/* The mesh's directions imply links across its edges,
+			 * which lie on no route: not links here. */
+			unsigned r, c;
+			mp_topo_coords(n->topo, x, &r, &c);
+			if (n->fam == F_MESH &&
+			    ((d == 0 && c + 1 == n->cols) ||
+			     (d == 1 && r + 1 == n->rows) || (d == 2 && c == 0) ||
+			     (d == 3 && r == 0)))
+				continue;
+			link_out(n, x, d, y, mp_topo_opposite(n->topo, d));
+		}
 		attach(n, x, x, deg, x, deg);
 	}
 	return 0;
@@ -195,16 +205,7 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 	unsigned *ports = NULL;
 	int rc = -1;
 
-	if (strcmp(fam, "mesh") == 0) {
-		if (a < 2 || b < 2 || a > 1000 || b > 1000)
-			return mp_err_set(err, "network: mesh:RxC needs 2 <= R, C "
-					       "<= 1000, not %lux%lu", a, b);
-		n->fam = F_MESH;
-		n->rows = (unsigned)a;
-		n->cols = (unsigned)b;
-		n->nsw = n->nterm = (uint32_t)(a * b);
-		snprintf(n->name, sizeof n->name, "mesh:%lux%lu", a, b);
-	} else if (strcmp(fam, "kncube") == 0 || strcmp(fam, "kncube-uni") == 0) {
+	if (strcmp(fam, "kncube") == 0 || strcmp(fam, "kncube-uni") == 0) {
 		if (a < 2 || b < 1 || b > 20 || ipow(a, (unsigned)b) > (1u << 20))
 			return mp_err_set(err, "network: %s:K,N needs K >= 2, N >= "
 					       "1 and at most 2^20 nodes, not "
@@ -259,7 +260,7 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 	ports = malloc((size_t)n->nsw * sizeof *ports);
 	if (!ports)
 		return fail_oom(err);
-	unsigned np = n->fam == F_MESH ? 5 : n->fam == F_KNCUBE ? 2 * n->dims + 1 :
+	unsigned np = n->fam == F_KNCUBE ? 2 * n->dims + 1 :
 		      n->fam == F_KNCUBE_UNI || n->fam == F_HYPERCUBE ? n->dims + 1 :
 		      n->fam == F_BUTTERFLY ? 2 * n->k : n->nterm;
 	for (uint32_t s = 0; s < n->nsw; s++)
@@ -267,20 +268,6 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 	if (alloc_ports(n, ports, err) < 0)
 		goto out;
 	switch (n->fam) {
-	case F_MESH:
-		for (uint32_t x = 0; x < n->nsw; x++) {
-			unsigned r = x / n->cols, c = x % n->cols;
-			if (c + 1 < n->cols)
-				link_out(n, x, 0, x + 1, 2);
-			if (r + 1 < n->rows)
-				link_out(n, x, 1, x + n->cols, 3);
-			if (c > 0)
-				link_out(n, x, 2, x - 1, 0);
-			if (r > 0)
-				link_out(n, x, 3, x - n->cols, 1);
-			attach(n, x, x, 4, x, 4);
-		}
-		break;
 	case F_KNCUBE:
 	case F_KNCUBE_UNI: {
 		int bi = n->fam == F_KNCUBE;
@@ -388,7 +375,7 @@ static mp_net *done(mp_net *n, int rc, mp_err *err)
 static int cayley(const char *fam)
 {
 	return strcmp(fam, "hex") == 0 || strcmp(fam, "hexrect") == 0 ||
-	       strcmp(fam, "torus") == 0;
+	       strcmp(fam, "torus") == 0 || strcmp(fam, "mesh") == 0;
 }
 
 mp_net *mp_net_make(const char *family, uint32_t a, uint32_t b, mp_err *err)

@@ -13,8 +13,9 @@
  *   hex:N, hexrect:RxC, torus:RxC  the Cayley-graph meshes of mp_topo,
  *       with its node numbering and directions (ports 0..deg-1 lead to
  *       the neighbour in that direction; the terminal is at port deg)
- *   mesh:RxC        2-D mesh without wrap-around, ports as the torus's
- *                   (+col, +row, -col, -row; absent at the border)
+ *   mesh:RxC        2-D mesh without wrap-around (mp_topo's, numbered
+ *                   alike), ports as the torus's (+col, +row, -col,
+ *                   -row; no link at the border)
  *   kncube:K,N      bidirectional k-ary n-cube (port 2i: +1 in
  *                   dimension i, port 2i+1: -1), terminal at port 2N
  *   kncube-uni:K,N  unidirectional k-ary n-cube (port i: +1 in

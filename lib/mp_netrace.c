@@ -27,6 +27,9 @@ struct mp_netrace {
 	char bench[31];
 	unsigned nodes;
 	uint64_t cycles, packets, nread;
+	unsigned nregions;
+	uint64_t rcycles[100], rpackets[100];
+	uint32_t deps[255];
 };
 
 /* Types 1..30; sizes in bytes, -1 where the format defines no type. */
@@ -141,9 +144,9 @@ mp_netrace *mp_netrace_fdopen(int fd, const char *name, mp_err *err)
 			 "regions)", notes, regions);
 		goto fail;
 	}
-	/* Notes and region heads: skipped. */
+	/* Notes skipped; region heads kept (cycles and packets). */
 	unsigned char skip[256];
-	size_t left = (size_t)notes + (size_t)regions * NT_REGION;
+	size_t left = (size_t)notes;
 	while (left > 0) {
 		size_t c = left < sizeof skip ? left : sizeof skip;
 		k = take(t, skip, c);
@@ -155,6 +158,19 @@ mp_netrace *mp_netrace_fdopen(int fd, const char *name, mp_err *err)
 		}
 		left -= c;
 	}
+	for (unsigned i = 0; i < regions; i++) {
+		unsigned char rh[NT_REGION];
+		k = take(t, rh, sizeof rh);
+		if (k < 0)
+			goto fail;
+		if ((size_t)k < sizeof rh) {
+			tfail(t, "truncated Netrace header (region %u)", i);
+			goto fail;
+		}
+		t->rcycles[i] = mp_le64(rh + 8);
+		t->rpackets[i] = mp_le64(rh + 16);
+	}
+	t->nregions = regions;
 	return t;
 fail:
 	mp_err_set(err, "%s", t->err);
@@ -166,6 +182,17 @@ const char *mp_netrace_benchmark(const mp_netrace *t) { return t->bench; }
 unsigned mp_netrace_nodes(const mp_netrace *t) { return t->nodes; }
 uint64_t mp_netrace_cycles(const mp_netrace *t) { return t->cycles; }
 uint64_t mp_netrace_packets(const mp_netrace *t) { return t->packets; }
+unsigned mp_netrace_regions(const mp_netrace *t) { return t->nregions; }
+
+uint64_t mp_netrace_region_cycles(const mp_netrace *t, unsigned i)
+{
+	return i < t->nregions ? t->rcycles[i] : 0;
+}
+
+uint64_t mp_netrace_region_packets(const mp_netrace *t, unsigned i)
+{
+	return i < t->nregions ? t->rpackets[i] : 0;
+}
 
 int mp_netrace_next(mp_netrace *t, struct mp_nt_packet *p)
 {
@@ -194,6 +221,9 @@ int mp_netrace_next(mp_netrace *t, struct mp_nt_packet *p)
 	if ((size_t)k < nd)
 		return tfail(t, "packet %llu: truncated dependency list",
 			     (unsigned long long)t->nread + 1);
+	for (unsigned i = 0; i < p->num_deps; i++)
+		t->deps[i] = mp_le32(deps + 4 * i);
+	p->deps = t->deps;
 	t->nread++;
 	return 1;
 }

@@ -28,6 +28,7 @@ struct mp_nt_packet {
 	uint8_t src, dst;
 	uint8_t node_types;
 	uint8_t num_deps;
+	const uint32_t *deps; /* num_deps ids, valid until the next call */
 };
 
 /*
@@ -41,9 +42,13 @@ const char *mp_netrace_benchmark(const mp_netrace *t);
 unsigned mp_netrace_nodes(const mp_netrace *t);
 uint64_t mp_netrace_cycles(const mp_netrace *t);
 uint64_t mp_netrace_packets(const mp_netrace *t);
+unsigned mp_netrace_regions(const mp_netrace *t);
+/* Cycles and packets of region i (0 .. regions-1). */
+uint64_t mp_netrace_region_cycles(const mp_netrace *t, unsigned i);
+uint64_t mp_netrace_region_packets(const mp_netrace *t, unsigned i);
 
 /*
- * Next packet (its dependencies are read and skipped). Returns 1, 0 at
+ * Next packet, with the ids it depends on in p->deps. Returns 1, 0 at
  * the end of the trace, -1 on a truncated or bad record (message from
  * mp_netrace_error: "<name>: packet N: what").
  */

@@ -158,7 +158,9 @@ void mp_pack_reset(mp_pack *pk)
 		struct ptag *pt = &pk->tag[t];
 		free(pt->extra);
 		memset(pt, 0, sizeof *pt);
-		if (t >= 1 && t < MP_REC_NTAGS) {
+		/* dep and rel records: only where a header declares them. */
+		if (t >= 1 && t < MP_REC_NTAGS && t != MP_REC_DEP &&
+		    t != MP_REC_REL) {
 			pt->declared = 1;
 			pt->fast = !(pk->flags & MP_PACK_GENERIC);
 		}

@@ -140,6 +140,7 @@ struct fabric {
 	uint32_t *rt;      /* by offset: dist | best << 8 | nf << 16 | det << 24 */
 	uint32_t *row, *col; /* of each node (rows 1 for hex) */
 	uint32_t rows, cols;
+	uint32_t orows, ocols; /* issue 17: offset space (mp_topo_offset) */
 	uint32_t *nb;      /* n * deg neighbours */
 	uint32_t *chan_of; /* n * deg channel of each port */
 	uint8_t opp[MP_TOPO_MAXDEG]; /* opposite directions */
@@ -160,7 +161,8 @@ struct fabric {
 	uint64_t pending; /* events of the model pending */
 	uint64_t refusals, events;
 	int failed;
-	int watch;        /* failed or o.self_check: one test per event */
+	int watch;        /* failed, o.self_check or the driver's yield: one
+			   * test per event */
 	int gated;        /* balanced injection is on */
 	int notify;       /* --retry notify */
 };
@@ -197,11 +199,13 @@ static inline uint32_t offset(const fabric *f, uint32_t x, uint32_t dst)
 		return dst >= x ? dst - x : dst + f->n - x;
 	int64_t r = (int64_t)f->row[dst] - f->row[x];
 	int64_t c = (int64_t)f->col[dst] - f->col[x];
+	/* issue 17: the offset space (orows x ocols) is larger than the
+	 * grid for the mesh. */
 	if (r < 0)
-		r += f->rows;
+		r += f->orows;
 	if (c < 0)
-		c += f->cols;
-	return (uint32_t)r * f->cols + (uint32_t)c;
+		c += f->ocols;
+	return (uint32_t)r * f->ocols + (uint32_t)c;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1083,10 +1087,13 @@ static void inj_decide(fabric *f, uint32_t x)
 		n->pe[0].refusing = 1;
 		f->refusals++;
 		/* Retry without events while the PE port would go on
-		 * retrying: the gate is open and no ejection is waiting. */
+		 * retrying this message: the gate is open, no ejection is
+		 * waiting, and it is still the head of the job list (one
+		 * that arrived during this attempt's set-up is chosen at
+		 * the next attempt, not after the loop). */
 		if (f->notify)
 			n->inj_wait = (uint8_t)why; /* until that changes here */
-		if (f->loops && gate_open(f, n) &&
+		if (f->loops && mp_ni_head(f->ni, x) == mi && gate_open(f, n) &&
 		    (f->cfg.pe_separate ||
 		     first_for(f, x, EJECT_BIT) == HELD_END)) {
 			n->pe_loop = (uint8_t)why;
@@ -1141,8 +1148,11 @@ static void ej_end(fabric *f, uint32_t i)
 		.deroutes = p->deroutes,
 	};
 	pkt_release(f, i);
-	if (mp_sim_delivered(f->sim, &d, f->now) < 0)
+	int rc = mp_sim_delivered(f->sim, &d, f->now);
+	if (rc < 0)
 		failed(f);
+	else if (rc > 0)
+		f->watch = 1; /* issue 17: mp_sim_yield */
 	arb_pe(f, x);
 }
 
@@ -1195,7 +1205,11 @@ static void *packet_create(mp_sim *sim, const mp_net *net,
 	}
 	f->rows = mp_topo_rows(f->topo);
 	f->cols = mp_topo_cols(f->topo);
-	f->rt = malloc((size_t)f->n * sizeof *f->rt);
+	/* issue 17: tables by offset (more offsets than nodes: mesh). */
+	uint32_t noff = mp_topo_offsets(f->topo);
+	f->orows = noff == f->n ? f->rows : 2 * f->rows - 1;
+	f->ocols = noff == f->n ? f->cols : 2 * f->cols - 1;
+	f->rt = malloc((size_t)noff * sizeof *f->rt);
 	f->row = malloc((size_t)f->n * sizeof *f->row);
 	f->col = malloc((size_t)f->n * sizeof *f->col);
 	if (!f->rt || !f->row || !f->col) {
@@ -1212,9 +1226,10 @@ static void *packet_create(mp_sim *sim, const mp_net *net,
 		mp_topo_coords(f->topo, x, &r, &c);
 		f->row[x] = r;
 		f->col[x] = c;
+	}
+	for (uint32_t x = 0; x < noff; x++)
 		f->rt[x] = (uint32_t)dist[x] | (uint32_t)best[x] << 8 |
 			   (uint32_t)nf[x] << 16 | (uint32_t)det[x] << 24;
-	}
 	size_t nd = (size_t)f->n * f->deg;
 	f->nb = malloc(nd * sizeof *f->nb);
 	f->chan_of = malloc(nd * sizeof *f->chan_of);
@@ -1469,6 +1484,8 @@ static int packet_run_until(void *m, uint64_t until)
 	if (f->failed)
 		return MP_SIM_ERROR;
 	f->ni = mp_sim_ni(f->sim);
+	if (f->sh->yield)
+		f->watch = 1;
 	for (;;) {
 		if (until == UINT64_MAX && !f->pending && !mp_sim_work(f->sim))
 			return MP_SIM_OK;
@@ -1482,6 +1499,8 @@ static int packet_run_until(void *m, uint64_t until)
 				failed(f);
 			else if (st != MP_SIM_OK)
 				return st;
+			if (f->sh->yield)
+				f->watch = 1;
 		} else {
 			f->pending--;
 		}
@@ -1550,11 +1569,17 @@ static int packet_run_until(void *m, uint64_t until)
 			break;
 		}
 		}
-		if (f->watch) { /* failed, or checking */
-			if (!f->failed)
+		if (f->watch) { /* failed, checking, or yielding */
+			if (!f->failed && f->o.self_check)
 				self_check(f);
 			if (f->failed)
 				return MP_SIM_ERROR;
+			/* issue 17: return after the event that asked. */
+			if (f->sh->yield) {
+				f->sh->yield = 0;
+				f->watch = f->o.self_check;
+				return MP_SIM_OK;
+			}
 		}
 	}
 }
@@ -1649,7 +1674,6 @@ static uint64_t packet_zero_load(const struct mp_cfg *c, unsigned hops)
 
 static const char *const links_names[] = { "half", "full", NULL };
 static const char *const pe_port_names[] = { "shared", "separate", NULL };
-static const char *const pe_arb_names[] = { "fair", "inject", "eject", NULL };
 static const char *const off_on[] = { "off", "on", NULL };
 static const char *const dl_names[] = { "none", "hop-count", NULL };
 static const char *const retry_names[] = { "immediate", "notify", NULL };
@@ -1671,7 +1695,7 @@ static const struct mp_opt packet_opts[] = {
 	  "half|full", "half-duplex links or a channel each way", 0 },
 	{ "pe-port", MP_OPT_CHOICE, CFG(pe_separate), 0, 0, pe_port_names,
 	  "shared|separate", "PE port shared by injection and ejection", 0 },
-	{ "pe-arb", MP_OPT_CHOICE, CFG(pe_arb), 0, 0, pe_arb_names,
+	{ "pe-arb", MP_OPT_CHOICE, CFG(pe_arb), 0, 0, mp_pe_arb_names,
 	  "fair|inject|eject", "who wins a shared PE port", 0 },
 	{ "bp", MP_OPT_CHOICE, CFG(bp), 0, 0, mp_bp_names,
 	  "none|message|destination", "backpressure refusal rule", 0 },

@@ -43,10 +43,10 @@ void mp_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	say(fmt, ap);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	if (usage_fn)
-		usage_fn(stderr);
+	fprintf(stderr, "; try '%s -h'\n", prog);
 	exit(2);
 }
 

@@ -1,7 +1,7 @@
 /*
  * What every program does the same way on the way out: a fatal error
- * ("prog: what" on stderr, exit 1), a usage error (the message, then the
- * usage text, on stderr, exit 2), and -h (the usage text on stdout, exit
+ * ("prog: what" on stderr, exit 1), a usage error (one line on stderr,
+ * "prog: what; try 'prog -h'", exit 2), and -h (the usage text on stdout, exit
  * 0, a failed write of stdout being an error). The functions do not
  * return, and say so to the compiler, so no caller has a path that falls
  * through after them. This is the one part of lib/ that prints and
@@ -28,7 +28,7 @@ const char *mp_prog_name(void);
 /* "prog: message" on stderr; exit 1. */
 MP_NORETURN void mp_die(const char *fmt, ...) MP_PRINTF(1, 2);
 
-/* "prog: message" and the usage text on stderr; exit 2. */
+/* "prog: message; try 'prog -h'" on stderr; exit 2. */
 MP_NORETURN void mp_usage_error(const char *fmt, ...) MP_PRINTF(1, 2);
 
 /* The usage text on stdout; exit 0 (1 when stdout cannot be written). */

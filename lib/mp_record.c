@@ -14,6 +14,8 @@ _Static_assert(sizeof(struct mp_dlv) == 56, "dlv layout");
 _Static_assert(sizeof(struct mp_util) == 56, "util layout");
 _Static_assert(sizeof(struct mp_run) == 64, "run layout");
 _Static_assert(sizeof(struct mp_end) == 64, "end layout");
+_Static_assert(sizeof(struct mp_dep) == 48, "dep layout");
+_Static_assert(sizeof(struct mp_rel) == 32, "rel layout");
 _Static_assert(sizeof(mp_rec) == 64, "record union");
 
 static const struct mp_field msg_fields[] = {
@@ -75,6 +77,21 @@ static const struct mp_field end_fields[] = {
 	{ "n_end", 8, 56 },
 };
 
+static const struct mp_field dep_fields[] = {
+	F(mp_dep, tag, "tag"), F(mp_dep, n, "n"),
+	F(mp_dep, rsv, "_rsv"), F(mp_dep, users, "users"),
+	F(mp_dep, msg, "msg"),
+	{ "after0", 8, 16 }, { "after1", 8, 24 }, { "after2", 8, 32 },
+	{ "after3", 8, 40 },
+};
+
+static const struct mp_field rel_fields[] = {
+	F(mp_rel, tag, "tag"), F(mp_rel, rsv, "_rsv"),
+	F(mp_rel, rsv2, "_rsv2"), F(mp_rel, ndeps, "ndeps"),
+	F(mp_rel, msg, "msg"), F(mp_rel, t_trace, "t_trace"),
+	F(mp_rel, t_release, "t_release"),
+};
+
 struct layout {
 	const char *name;
 	size_t size;
@@ -92,6 +109,8 @@ static const struct layout layouts[MP_REC_NTAGS] = {
 	[MP_REC_UTIL] = L("util", mp_util, util_fields),
 	[MP_REC_RUN] = L("run", mp_run, run_fields),
 	[MP_REC_END] = L("end", mp_end, end_fields),
+	[MP_REC_DEP] = L("dep", mp_dep, dep_fields),
+	[MP_REC_REL] = L("rel", mp_rel, rel_fields),
 };
 
 size_t mp_rec_size(int tag)

@@ -16,6 +16,11 @@
 /* Stream format version written by this library. */
 #define MP_FORMAT_MAJOR 1
 #define MP_FORMAT_MINOR 1
+/* Minor version of a stream whose header says deps=1 (dep and rel
+ * records); other streams are still written as 1.1, byte for byte. */
+#define MP_FORMAT_MINOR_DEPS 2
+/* Dependency ids one dep record carries at most. */
+#define MP_DEP_IDS 4
 
 /*
  * Latest arrival time of a message (units): a simulation must be able to
@@ -33,7 +38,11 @@ enum {
 	MP_REC_UTIL = 5, /* port utilization counters (netrun) */
 	MP_REC_RUN = 6,  /* end-of-run accounting (netrun) */
 	MP_REC_END = 7,  /* stream trailer: record counts (the writer) */
-	MP_REC_NTAGS = 8
+	/* Format 1.2, streams with deps=1 only; not counted by the trailer,
+	 * whose layout predates them. */
+	MP_REC_DEP = 8,  /* messages the preceding message waits for (wlgen) */
+	MP_REC_REL = 9,  /* when a message of a deps stream was released */
+	MP_REC_NTAGS = 10
 };
 
 /* Stream kinds: what a stream mainly carries (header field). */
@@ -161,6 +170,33 @@ struct mp_run {
 	uint64_t pkts_queued;    /* still waiting at sources, never accepted */
 };
 
+/*
+ * MP_REC_DEP: 48 bytes. Follows the msg (or inj) record it belongs to,
+ * after any other dep records of that message; n ids in after[0..n-1],
+ * unused ones zero.
+ */
+struct mp_dep {
+	uint8_t tag;
+	uint8_t n;          /* ids used, 1 .. MP_DEP_IDS */
+	uint16_t rsv;
+	uint32_t users;     /* later messages that will name this one (in
+			     * the message's first dep record; else 0) */
+	uint64_t msg;       /* id of the message that waits */
+	uint64_t after[MP_DEP_IDS]; /* ids of messages it waits for */
+};
+
+/* MP_REC_REL: 32 bytes, netrun's account of one message of a deps
+ * stream: when its trace said, when it joined its source's job list. */
+struct mp_rel {
+	uint8_t tag;
+	uint8_t rsv;
+	uint16_t rsv2;
+	uint32_t ndeps;     /* messages it waited for */
+	uint64_t msg;       /* message id */
+	uint64_t t_trace;   /* its time in the trace (msg record's time) */
+	uint64_t t_release; /* released: t_arrive of its dlv record */
+};
+
 /* MP_REC_END: 64 bytes, the last record of a stream. */
 struct mp_end {
 	uint8_t tag;
@@ -176,6 +212,8 @@ typedef union mp_rec {
 	struct mp_util util;
 	struct mp_run run;
 	struct mp_end end;
+	struct mp_dep dep;
+	struct mp_rel rel;
 	unsigned char raw[64];
 } mp_rec;
 

@@ -38,6 +38,7 @@ struct mp_sim {
 	int util_asleep, check_asleep; /* timers stopped while idle */
 	struct mp_sim_counts c;
 	uint64_t arrived_pkts;
+	uint64_t floor;   /* time of the last local delivery */
 	struct sample *samples;
 	size_t nsamples, sample_stride, sample_skip;
 	char err[512];
@@ -65,9 +66,11 @@ void mp_sim_defaults(const struct mp_cfg *cfg, struct mp_sim_opts *o)
 	o->max_backlog = 2000;
 }
 
+/* The model's time, or a later local delivery's (mp_sim_local). */
 static uint64_t now_of(const mp_sim *s)
 {
-	return s->ops->now(s->m);
+	uint64_t t = s->ops->now(s->m);
+	return t > s->floor ? t : s->floor;
 }
 
 static int emit(mp_sim *s, const mp_rec *r)
@@ -295,7 +298,7 @@ int mp_sim_delivered(mp_sim *s, const struct mp_sim_pkt *p, uint64_t now)
 		m->next_free = s->msg_free;
 		s->msg_free = p->msg;
 	}
-	return rc;
+	return rc < 0 ? -1 : s->sh.yield ? 1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -450,6 +453,43 @@ int mp_sim_add(mp_sim *s, const struct mp_msg *in)
 		return mp_sim_fail(s, "out of memory (job lists)");
 	s->ops->job(s->m, in->src, now);
 	return s->failed ? -1 : 0;
+}
+
+void mp_sim_yield(mp_sim *s)
+{
+	s->sh.yield = 1;
+}
+
+int mp_sim_local(mp_sim *s, const struct mp_msg *in)
+{
+	uint64_t now = now_of(s);
+	if (in->time < now)
+		return mp_sim_fail(s, "message %llu arrives at %llu, before the "
+				      "current time %llu",
+				   (unsigned long long)in->id,
+				   (unsigned long long)in->time,
+				   (unsigned long long)now);
+	if (in->src >= s->n || in->dst >= s->n)
+		return mp_sim_fail(s, "message %llu: node out of range (%u "
+				      "nodes)", (unsigned long long)in->id, s->n);
+	s->floor = in->time;
+	s->c.msgs_in++;
+	s->c.msgs_done++;
+	mp_rec r;
+	r.dlv = (struct mp_dlv){
+		.tag = MP_REC_DLV,
+		.cls = in->cls,
+		.group = in->group,
+		.src = in->src,
+		.dst = in->dst,
+		.packets = in->packets,
+		.id = in->id,
+		.t_arrive = in->time,
+		.t_first = in->time,
+		.t_done = in->time,
+		.bytes = in->bytes,
+	};
+	return emit(s, &r);
 }
 
 int mp_sim_offer(mp_sim *s, const struct mp_msg *m)

@@ -102,6 +102,17 @@ int mp_sim_add(mp_sim *s, const struct mp_msg *m);
  */
 int mp_sim_offer(mp_sim *s, const struct mp_msg *m);
 
+/*
+ * Closed-loop replay (issue 17). mp_sim_yield, called from the emit
+ * callback, makes mp_sim_run return after the current event, so the
+ * caller can add messages that event released. mp_sim_local delivers a
+ * message whose source is its destination without the network: a dlv
+ * record at m->time (not before the current time) with no packets and
+ * no hops. Returns 0, or -1 (message from mp_sim_error).
+ */
+void mp_sim_yield(mp_sim *s);
+int mp_sim_local(mp_sim *s, const struct mp_msg *m);
+
 /* No more messages will be added (lets the trend check conclude). */
 void mp_sim_input_done(mp_sim *s);
 
@@ -158,6 +169,7 @@ struct mp_sim_msg {
 struct mp_sim_shared {
 	struct mp_sim_msg *msgs;
 	uint64_t hops, last_progress;
+	int yield; /* mp_sim_yield: return from run_until after this event */
 };
 struct mp_sim_shared *mp_sim_shared(mp_sim *s);
 
@@ -210,7 +222,9 @@ struct mp_sim_pkt {
 
 /*
  * The packet p was delivered at time now (its message slot may be
- * freed). Returns 0, or -1 when the output failed (mp_sim_fail done).
+ * freed). Returns 0; 1 when the emit callback asked the run to yield
+ * (mp_sim_yield: the model returns from run_until after this event);
+ * or -1 when the output failed (mp_sim_fail done).
  */
 int mp_sim_delivered(mp_sim *s, const struct mp_sim_pkt *p, uint64_t now);
 

@@ -300,21 +300,80 @@ double mp_batch_mean(const mp_batch *b, unsigned i)
 	return i < b->nb ? b->sum[i] / (double)b->size : NAN;
 }
 
+/* Lag-1 autocorrelation of x[0..n-1] about its mean m; 0 when constant. */
+static double lag1(const double *x, unsigned n, double m)
+{
+	double num = 0, den = 0;
+	for (unsigned i = 0; i < n; i++) {
+		double d = x[i] - m;
+		den += d * d;
+		if (i + 1 < n)
+			num += d * (x[i + 1] - m);
+	}
+	return den > 0 ? num / den : 0;
+}
+
+static double mean_of(const double *x, unsigned n)
+{
+	double s = 0;
+	for (unsigned i = 0; i < n; i++)
+		s += x[i];
+	return s / n;
+}
+
+double mp_batch_ci95_used(const mp_batch *b, unsigned *nbp, uint64_t *sizep,
+			  double *r1p)
+{
+	double x[MP_BATCH_MAX]; /* batch means */
+	unsigned nb = b->nb;
+	uint64_t size = b->size;
+	double r1 = NAN, ci = NAN;
+
+	for (unsigned i = 0; i < nb; i++)
+		x[i] = b->sum[i] / (double)size;
+	while (nb >= MP_BATCH_MIN) {
+		double mean = mean_of(x, nb);
+		r1 = lag1(x, nb, mean);
+		/* Small: below MP_BATCH_R1, or within the noise of an
+		 * estimate from nb means of uncorrelated batches (one-sided
+		 * 5%: sd about 1/sqrt(nb)). */
+		double lim = 1.645 / sqrt((double)nb);
+		if (r1 <= (lim > MP_BATCH_R1 ? lim : MP_BATCH_R1)) {
+			double ss = 0;
+			for (unsigned i = 0; i < nb; i++)
+				ss += (x[i] - mean) * (x[i] - mean);
+			double sd = sqrt(ss / (nb - 1));
+			ci = mp_stats_t_quantile(0.975, nb - 1) * sd /
+			     sqrt((double)nb);
+			/* What correlation is left widens the interval
+			 * as it would for an AR(1) series of means. */
+			if (r1 > 0)
+				ci *= sqrt((1 + r1) / (1 - r1));
+			break;
+		}
+		if (nb / 2 < MP_BATCH_MIN) {
+			r1 = NAN;
+			break;
+		}
+		for (unsigned i = 0; i < nb / 2; i++)
+			x[i] = (x[2 * i] + x[2 * i + 1]) / 2;
+		nb /= 2;
+		size *= 2;
+	}
+	if (isnan(ci))
+		r1 = NAN;
+	if (nbp)
+		*nbp = nb;
+	if (sizep)
+		*sizep = size;
+	if (r1p)
+		*r1p = r1;
+	return ci;
+}
+
 double mp_batch_ci95(const mp_batch *b)
 {
-	unsigned nb = b->nb;
-	if (nb < 2)
-		return NAN;
-	double mean = 0, ss = 0;
-	for (unsigned i = 0; i < nb; i++)
-		mean += mp_batch_mean(b, i);
-	mean /= nb;
-	for (unsigned i = 0; i < nb; i++) {
-		double d = mp_batch_mean(b, i) - mean;
-		ss += d * d;
-	}
-	double sd = sqrt(ss / (nb - 1));
-	return mp_stats_t_quantile(0.975, nb - 1) * sd / sqrt((double)nb);
+	return mp_batch_ci95_used(b, NULL, NULL, NULL);
 }
 
 /* ---- Student t ---- */

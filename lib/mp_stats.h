@@ -90,8 +90,21 @@ uint64_t mp_stats_rank(double q, uint64_t n);
  * the batch size doubles, so between MP_BATCH_MAX / 2 and MP_BATCH_MAX - 1
  * complete batches are kept once there are enough samples. The last,
  * incomplete batch takes no part in the interval.
+ *
+ * The interval does not use those batches as they are: correlated
+ * samples make the means of short batches correlated too, and the
+ * interval too narrow. Adjacent pairs are merged (the size doubles, an
+ * odd last batch is left out) while the lag-1 autocorrelation r of the
+ * b batch means is not small: above both MP_BATCH_R1 and 1.645 /
+ * sqrt(b) (what uncorrelated means give in 5% of cases). When that
+ * would leave fewer than MP_BATCH_MIN batches, or fewer than
+ * MP_BATCH_MIN were kept to begin with, there is no interval. The
+ * interval is widened by sqrt((1 + r) / (1 - r)) for r > 0, the factor
+ * of an AR(1) series of means.
  */
-#define MP_BATCH_MAX 64
+#define MP_BATCH_MAX 1024
+#define MP_BATCH_MIN 10
+#define MP_BATCH_R1 0.1
 
 /* An empty batch-means estimator; NULL when out of memory. */
 mp_batch *mp_batch_new(void);
@@ -110,10 +123,21 @@ double mp_batch_mean(const mp_batch *b, unsigned i);
 
 /*
  * Half-width of the 95% confidence interval of the mean:
- * t_{0.975, b-1} * sd(batch means) / sqrt(b) over the b complete
- * batches. NaN when b < 2.
+ * t_{0.975, b-1} * sd(batch means) / sqrt(b) * sqrt((1 + r) / (1 - r))
+ * over the b batches chosen as above (r: the lag-1 autocorrelation of
+ * their means, taken as 0 when negative). NaN when there are too few
+ * batches (see above).
  */
 double mp_batch_ci95(const mp_batch *b);
+
+/*
+ * The same, and the batches it used: their number and size, and the
+ * lag-1 autocorrelation of their means (NaN when there is no interval;
+ * then *nb and *size say where the merging stopped). Any pointer may be
+ * NULL.
+ */
+double mp_batch_ci95_used(const mp_batch *b, unsigned *nb, uint64_t *size,
+			  double *r1);
 
 /*
  * Quantile p of Student's t distribution with df degrees of freedom,

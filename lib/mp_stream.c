@@ -205,6 +205,12 @@ void mp_hdr_unset(mp_hdr *h, const char *key)
 	h->n = j;
 }
 
+int mp_hdr_deps(const mp_hdr *h)
+{
+	const char *v = mp_hdr_get(h, "deps");
+	return v && strcmp(v, "1") == 0;
+}
+
 int mp_hdr_get_u64(const mp_hdr *h, const char *key, uint64_t *v)
 {
 	const char *s = mp_hdr_get(h, key);
@@ -329,6 +335,11 @@ static char *hdr_meta(const mp_hdr *h, size_t *lenp)
 				const struct mp_field *f = mp_rec_fields((int)i, &nf);
 				if (!f)
 					continue;
+				/* dep and rel records: in deps streams only, so
+				 * that other streams stay format 1.1. */
+				if ((i == MP_REC_DEP || i == MP_REC_REL) &&
+				    !mp_hdr_deps(h))
+					continue;
 				n = snprintf(line, sizeof line, "layout.%zu=%s %zu",
 					     i, mp_rec_name((int)i),
 					     mp_rec_size((int)i));
@@ -386,6 +397,7 @@ struct mp_reader {
 	uint64_t declared[MP_REC_NTAGS]; /* summed over trailers */
 	uint64_t nodes;        /* 0 when the header does not say */
 	uint64_t last_time;    /* of MSG/INJ records, for ordering */
+	int deps;              /* this stream says deps=1 */
 	int after_end;         /* the last record was a trailer */
 	unsigned streams;
 	int failed;
@@ -638,6 +650,8 @@ static int parse_layouts(mp_reader *r, const mp_hdr *h)
 	memset(r->size, 0, sizeof r->size);
 	for (int t = 1; t < MP_REC_NTAGS; t++)
 		r->size[t] = mp_rec_size(t);
+	/* Only a header that declares them admits dep and rel records. */
+	r->size[MP_REC_DEP] = r->size[MP_REC_REL] = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		const char *k = h->kv[i].key;
 		if (strncmp(k, "layout.", 7) != 0)
@@ -816,8 +830,14 @@ static int begin_stream(mp_reader *r, mp_hdr *h, int packed)
 					"the first for %llu", r->streams + 1,
 				     (unsigned long long)n,
 				     (unsigned long long)r->nodes);
+		if (mp_hdr_deps(h) != r->deps)
+			return rfail(r, "concatenated stream %u %s dependencies, "
+					"the first %s", r->streams + 1,
+				     r->deps ? "has no" : "has",
+				     r->deps ? "has" : "has none");
 	}
 	r->nodes = n;
+	r->deps = mp_hdr_deps(h);
 	memset(r->seen, 0, sizeof r->seen);
 	r->after_end = 0;
 	r->streams++;
@@ -936,7 +956,8 @@ static inline int validate(mp_reader *r, const mp_rec *rec)
 			return rfail_rec(r, "destination %u out of range (%llu "
 					    "nodes)", m->dst,
 					 (unsigned long long)r->nodes);
-		if (m->src == m->dst)
+		/* In a deps stream netrun delivers such a message locally. */
+		if (m->src == m->dst && !r->deps)
 			return rfail_rec(r, "message %llu is sent to its own "
 					    "source %u", (unsigned long long)m->id,
 					 m->src);
@@ -984,6 +1005,19 @@ static inline int validate(mp_reader *r, const mp_rec *rec)
 	case MP_REC_RUN:
 		if (rec->run.status > MP_RUN_STOPPED || rec->run.rsv != 0)
 			return rfail_rec(r, "bad run record");
+		break;
+	case MP_REC_DEP:
+		if (rec->dep.n > MP_DEP_IDS || rec->dep.rsv != 0 ||
+		    (rec->dep.n == 0 && rec->dep.users == 0))
+			return rfail_rec(r, "bad dep record");
+		for (int k = rec->dep.n; k < MP_DEP_IDS; k++)
+			if (rec->dep.after[k] != 0)
+				return rfail_rec(r, "bad dep record");
+		break;
+	case MP_REC_REL:
+		if (rec->rel.rsv != 0 || rec->rel.rsv2 != 0 ||
+		    rec->rel.t_release < rec->rel.t_trace)
+			return rfail_rec(r, "bad rel record");
 		break;
 	default:
 		break;
@@ -1219,6 +1253,7 @@ _Static_assert(sizeof(mp_rec) <= MP_PACK_MAX, "room for a raw record");
 struct mp_writer {
 	int fd;
 	char *name;
+	char *tmp;         /* -o's temporary name until the close renames it */
 	char err[768];
 	int raw, failed;
 	ZSTD_CCtx *cctx;
@@ -1228,6 +1263,7 @@ struct mp_writer {
 	unsigned char *ob; /* compressed bytes */
 	size_t ob_cap;
 	uint64_t count[MP_REC_NTAGS];
+	int deps; /* the header says deps=1: dep and rel records allowed */
 };
 
 MP_PRINTF(2, 3)
@@ -1311,6 +1347,7 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 	w->name = strdup(name);
 	w->wb = malloc(WBUF);
 	w->raw = flags & MP_W_RAW;
+	w->deps = mp_hdr_deps(h);
 	if (!w->name || !w->wb)
 		goto oom;
 	if (!w->raw) {
@@ -1327,10 +1364,9 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 	if (to_stdout) {
 		w->fd = 1;
 	} else {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		w->fd = mp_tmpout_open(path, &w->tmp, err);
 		if (w->fd < 0) {
-			mp_err_set(err, "%s: %s", path, strerror(errno));
-			mp_writer_close(w, NULL);
+			mp_writer_abort(w);
 			return NULL;
 		}
 	}
@@ -1342,7 +1378,8 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 	unsigned char fixed[HDR_FIXED];
 	memcpy(fixed, MP_MAGIC, 4);
 	mp_put16(fixed + 4, MP_FORMAT_MAJOR);
-	mp_put16(fixed + 6, MP_FORMAT_MINOR);
+	mp_put16(fixed + 6, mp_hdr_deps(h) ? MP_FORMAT_MINOR_DEPS :
+					    MP_FORMAT_MINOR);
 	mp_put16(fixed + 8, (uint16_t)h->kind);
 	mp_put16(fixed + 10, w->pk ? HDR_PACKED : 0);
 	mp_put32(fixed + 12, (uint32_t)meta_len);
@@ -1357,13 +1394,13 @@ mp_writer *mp_writer_open(const char *path, const mp_hdr *h, int flags,
 	free(meta);
 	if (rc < 0) {
 		mp_err_set(err, "%s", w->err);
-		mp_writer_close(w, NULL);
+		mp_writer_abort(w);
 		return NULL;
 	}
 	return w;
 oom:
 	mp_err_set(err, "%s: out of memory", name);
-	mp_writer_close(w, NULL);
+	mp_writer_abort(w);
 	return NULL;
 }
 
@@ -1399,7 +1436,8 @@ static int put_slow(mp_writer *w, const mp_rec *rec)
 {
 	if (w->failed)
 		return -1;
-	if (rec->tag < 1 || rec->tag >= MP_REC_END)
+	if (rec->tag < 1 || rec->tag >= MP_REC_NTAGS || rec->tag == MP_REC_END ||
+	    (rec->tag > MP_REC_END && !w->deps))
 		return wfail(w, "cannot write a record with tag %d", rec->tag);
 	if (drain(w, ZSTD_e_continue) < 0)
 		return -1;
@@ -1442,6 +1480,7 @@ void mp_writer_abort(mp_writer *w)
 	 * unfinished, so nothing can pass for a complete stream. */
 	if (w->fd >= 0)
 		close(w->fd);
+	mp_tmpout_discard(w->tmp);
 	ZSTD_freeCCtx(w->cctx);
 	mp_pack_free(w->pk);
 	free(w->wb);
@@ -1472,6 +1511,14 @@ int mp_writer_close(mp_writer *w, mp_err *err)
 	}
 	if (w->fd >= 0 && close(w->fd) < 0 && !w->failed)
 		wfail(w, "close failed: %s", strerror(errno));
+	if (w->failed) {
+		mp_tmpout_discard(w->tmp);
+	} else {
+		mp_err e;
+		if (mp_tmpout_commit(w->tmp, w->name, &e) < 0)
+			wfail(w, "%s", e.msg + strlen(w->name) + 2);
+	}
+	w->tmp = NULL;
 	if (w->failed) {
 		mp_err_set(err, "%s", w->err);
 		rc = -1;

@@ -61,6 +61,10 @@ int mp_hdr_setf(mp_hdr *h, const char *key, const char *fmt, ...)
 /* Remove key if present. */
 void mp_hdr_unset(mp_hdr *h, const char *key);
 
+/* Whether the header says deps=1: the stream may hold dep and rel
+ * records, and is written as format 1.2. */
+int mp_hdr_deps(const mp_hdr *h);
+
 /*
  * Numeric getters: 0 and *v set, or -1 when key is absent or its value
  * is not a number of that type.

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FAM_HEX, FAM_HEXRECT, FAM_TORUS };
+enum { FAM_HEX, FAM_HEXRECT, FAM_TORUS, FAM_MESH };
 
 struct mp_topo {
 	int fam;
 	char name[48];
 	uint32_t n, rows, cols;
+	uint32_t orows, ocols, noff; /* offset space (see mp_topo_offset) */
 	unsigned deg, diam;
 	int32_t gr[MP_TOPO_MAXDEG], gc[MP_TOPO_MAXDEG]; /* generator offsets */
 	unsigned opp[MP_TOPO_MAXDEG];
@@ -42,9 +43,61 @@ uint32_t mp_topo_offset(const mp_topo *t, uint32_t src, uint32_t dst)
 		return dst >= src ? dst - src : dst + t->n - src;
 	uint32_t sr = src / t->cols, sc = src % t->cols;
 	uint32_t dr = dst / t->cols, dc = dst % t->cols;
-	uint32_t r = dr >= sr ? dr - sr : dr + t->rows - sr;
-	uint32_t c = dc >= sc ? dc - sc : dc + t->cols - sc;
-	return r * t->cols + c;
+	uint32_t r = dr >= sr ? dr - sr : dr + t->orows - sr;
+	uint32_t c = dc >= sc ? dc - sc : dc + t->ocols - sc;
+	return r * t->ocols + c;
+}
+
+/*
+ * The 2-D mesh is no Cayley graph (a corner sees another neighbourhood
+ * than the centre), but distance and the best directions still depend
+ * only on the signed offset (dr, dc), |dr| < R, |dc| < C: its tables are
+ * indexed by (dr mod 2R-1, dc mod 2C-1), offset 0 still being the node
+ * itself. The wrap-around generators give the directions their
+ * neighbours; a link across the edge is never on a route (every route
+ * is minimal and no table names it).
+ */
+static int build_mesh(mp_topo *t, mp_err *err)
+{
+	uint32_t R = t->rows, C = t->cols, n = t->noff;
+	t->dist = malloc(n);
+	t->best = calloc(n, 1);
+	t->nf = calloc(n, 1);
+	t->det = calloc(n, 1);
+	t->count_at = calloc(R + C, sizeof *t->count_at);
+	if (!t->dist || !t->best || !t->nf || !t->det || !t->count_at)
+		return mp_err_set(err, "topology: out of memory");
+	for (unsigned d = 0; d < 4; d++)
+		t->opp[d] = (d + 2) % 4;
+	double sum = 0, pairs = 0;
+	for (uint32_t i = 0; i < t->orows; i++)
+		for (uint32_t j = 0; j < t->ocols; j++) {
+			int64_t dr = i < R ? (int64_t)i : (int64_t)i - t->orows;
+			int64_t dc = j < C ? (int64_t)j : (int64_t)j - t->ocols;
+			uint32_t x = i * t->ocols + j;
+			uint64_t ar = (uint64_t)(dr < 0 ? -dr : dr);
+			uint64_t ac = (uint64_t)(dc < 0 ? -dc : dc);
+			t->dist[x] = (uint8_t)(ar + ac);
+			/* Directions 0 (0,+1), 1 (+1,0), 2 (0,-1), 3 (-1,0). */
+			unsigned mask = (dc > 0 ? 1u : 0) | (dr > 0 ? 2u : 0) |
+					(dc < 0 ? 4u : 0) | (dr < 0 ? 8u : 0);
+			t->best[x] = (uint8_t)mask;
+			/* Dimension order: columns first. */
+			t->det[x] = (uint8_t)(dc > 0 ? 0 : dc < 0 ? 2 :
+					       dr > 0 ? 1 : 3);
+			/* Ordered pairs at this offset: (R-|dr|)(C-|dc|). */
+			double m = (double)(R - ar) * (double)(C - ac);
+			if (x) {
+				sum += m * (double)(ar + ac);
+				pairs += m;
+			}
+		}
+	t->diam = R + C - 2;
+	t->mean = pairs > 0 ? sum / pairs : 0;
+	/* Seen from node 0, a corner. */
+	for (uint32_t y = 0; y < t->n; y++)
+		t->count_at[t->dist[mp_topo_offset(t, 0, y)]]++;
+	return 0;
 }
 
 static int build(mp_topo *t, mp_err *err)
@@ -195,16 +248,16 @@ mp_topo *mp_topo_make(const char *family, uint32_t a, uint32_t b, mp_err *err)
 			t->gr[i] = 0, t->gc[i] = g[i];
 		snprintf(t->name, sizeof t->name, "hex:%u", n);
 	} else if (strcmp(family, "hexrect") == 0 ||
-		   strcmp(family, "torus") == 0) {
+		   strcmp(family, "torus") == 0 || strcmp(family, "mesh") == 0) {
 		uint32_t r = a, c = b;
-		int hexr = family[0] == 'h';
+		int hexr = family[0] == 'h', mesh = family[0] == 'm';
 		if (r < 2 || c < 2 || r > 65535 || c > 65535 ||
 		    (uint64_t)r * c > 1000000) {
 			mp_err_set(err, "topology: bad size %ux%u (RxC, each >= 2, "
 					"at most 10^6 nodes)", r, c);
 			goto fail;
 		}
-		if (!hexr && (r < 3 || c < 3)) {
+		if (!hexr && !mesh && (r < 3 || c < 3)) {
 			mp_err_set(err, "topology: torus sides must be >= 3 (a "
 					"ring of 2 has one link, not two)");
 			goto fail;
@@ -226,19 +279,27 @@ mp_topo *mp_topo_make(const char *family, uint32_t a, uint32_t b, mp_err *err)
 		} else {
 			static const int32_t tr[4] = { 0, 1, 0, -1 };
 			static const int32_t tc[4] = { 1, 0, -1, 0 };
-			t->fam = FAM_TORUS;
+			t->fam = mesh ? FAM_MESH : FAM_TORUS;
 			t->deg = 4;
 			memcpy(t->gr, tr, sizeof tr);
 			memcpy(t->gc, tc, sizeof tc);
 		}
 		snprintf(t->name, sizeof t->name, "%s:%ux%u",
-			 hexr ? "hexrect" : "torus", r, c);
+			 hexr ? "hexrect" : mesh ? "mesh" : "torus", r, c);
 	} else {
 		mp_err_set(err, "topology: unknown family '%s' (hex, hexrect, "
-				"torus)", family);
+				"torus, mesh)", family);
 		goto fail;
 	}
-	if (build(t, err) < 0)
+	if (t->fam == FAM_MESH && t->rows + t->cols - 2 >= 0xff) {
+		mp_err_set(err, "topology: mesh:%ux%u: diameter too large",
+			   t->rows, t->cols);
+		goto fail;
+	}
+	t->orows = t->fam == FAM_MESH ? 2 * t->rows - 1 : t->rows;
+	t->ocols = t->fam == FAM_MESH ? 2 * t->cols - 1 : t->cols;
+	t->noff = t->fam == FAM_MESH ? t->orows * t->ocols : t->n;
+	if ((t->fam == FAM_MESH ? build_mesh(t, err) : build(t, err)) < 0)
 		goto fail;
 	return t;
 fail:
@@ -265,7 +326,8 @@ mp_topo *mp_topo_new(const char *spec, mp_err *err)
 		}
 		return mp_topo_make(fam, (uint32_t)n, 0, err);
 	}
-	if (strcmp(fam, "hexrect") == 0 || strcmp(fam, "torus") == 0) {
+	if (strcmp(fam, "hexrect") == 0 || strcmp(fam, "torus") == 0 ||
+	    strcmp(fam, "mesh") == 0) {
 		uint32_t r, c;
 		if (parse_dims(arg, &r, &c) < 0) {
 			mp_err_set(err, "topology: bad size '%s' (RxC, each >= 2, "
@@ -275,7 +337,8 @@ mp_topo *mp_topo_new(const char *spec, mp_err *err)
 		return mp_topo_make(fam, r, c, err);
 	}
 bad:
-	mp_err_set(err, "topology: unknown '%s' (hex:N, hexrect:RxC, torus:RxC)",
+	mp_err_set(err, "topology: unknown '%s' (hex:N, hexrect:RxC, torus:RxC, "
+			"mesh:RxC)",
 		   spec);
 	return NULL;
 }
@@ -296,8 +359,11 @@ const char *mp_topo_name(const mp_topo *t) { return t->name; }
 
 const char *mp_topo_family(const mp_topo *t)
 {
-	return t->fam == FAM_HEX ? "hex" : t->fam == FAM_HEXRECT ? "hexrect" : "torus";
+	return t->fam == FAM_HEX ? "hex" : t->fam == FAM_HEXRECT ? "hexrect" :
+	       t->fam == FAM_MESH ? "mesh" : "torus";
 }
+
+uint32_t mp_topo_offsets(const mp_topo *t) { return t->noff; }
 
 uint32_t mp_topo_nodes(const mp_topo *t) { return t->n; }
 unsigned mp_topo_degree(const mp_topo *t) { return t->deg; }

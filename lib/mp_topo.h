@@ -14,6 +14,12 @@
  *   torus:RxC    R x C torus, four links: (0,+1), (+1,0), (0,-1),
  *                (-1,0); dimension order (columns first) for the
  *                deterministic route.
+ *   mesh:RxC     R x C 2-D mesh without wrap-around (sides >= 2), the
+ *                torus's four directions, dimension order (columns
+ *                first); not a Cayley graph: its tables are indexed by
+ *                the signed offset (see mp_topo_offset), and the links
+ *                across the edges, which the directions imply, lie on
+ *                no route.
  *
  * Ownership: mp_topo_new returns a topology the caller frees with
  * mp_topo_free; it is read-only after creation and may be shared.
@@ -47,7 +53,7 @@ void mp_topo_free(mp_topo *t);
 /* Canonical spec, e.g. "hex:6". */
 const char *mp_topo_name(const mp_topo *t);
 
-/* Family name: "hex", "hexrect" or "torus". */
+/* Family name: "hex", "hexrect", "torus" or "mesh". */
 const char *mp_topo_family(const mp_topo *t);
 
 uint32_t mp_topo_nodes(const mp_topo *t);
@@ -67,9 +73,14 @@ unsigned mp_topo_opposite(const mp_topo *t, unsigned dir);
 /* Hop distance from src to dst. */
 unsigned mp_topo_dist(const mp_topo *t, uint32_t src, uint32_t dst);
 
-/* Offset index of dst as seen from src (0 .. nodes-1; 0 means src == dst). */
+/* Offset index of dst as seen from src (0 .. offsets-1; 0 means
+ * src == dst): (dr mod R', dc mod C') with R' x C' the offset space,
+ * R x C for the Cayley graphs, (2R-1) x (2C-1) for the mesh. */
 uint32_t mp_topo_offset(const mp_topo *t, uint32_t src, uint32_t dst);
 
+/* Number of offsets: the length of the tables (the node count but for
+ * the mesh). */
+uint32_t mp_topo_offsets(const mp_topo *t);
 /* Tables by offset: distance, best-direction mask, no-farther mask, the
  * deterministic direction (undefined at offset 0). */
 const uint8_t *mp_topo_dist_table(const mp_topo *t);

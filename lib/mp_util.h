@@ -45,6 +45,36 @@ int mp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 int mp_parse_double(const char *s, double min, double max, int pct,
 		    double *out, const char *what, mp_err *err);
 
+/*
+ * Output files are written under a temporary name in the same directory
+ * and renamed over the real one on success, so a file is never left half
+ * overwritten. mp_tmpout_open opens path for writing: a regular file, or
+ * one that does not exist yet, as "path.tmpXXXXXX" (*tmp gets that name,
+ * malloc'ed; the caller passes it to mp_tmpout_commit or
+ * mp_tmpout_discard); anything else (a device, a FIFO) in place (*tmp
+ * NULL). Returns the descriptor, or -1 with a message in err.
+ */
+int mp_tmpout_open(const char *path, char **tmp, mp_err *err);
+
+/* Rename tmp to path (nothing when tmp is NULL) and free tmp. Returns 0,
+ * or -1 with a message in err (tmp is then removed). */
+int mp_tmpout_commit(char *tmp, const char *path, mp_err *err);
+
+/* Remove tmp and free it (nothing when NULL). */
+void mp_tmpout_discard(char *tmp);
+
+/* Remove every temporary file not yet committed or discarded; only
+ * unlink(2), so a signal handler may call it before the program dies. */
+void mp_tmpout_unlink_all(void);
+
+/*
+ * What getopt(_long) with opterr = 0 and an optstring starting with ':'
+ * found wrong, as one message: c is what it returned (':' a missing
+ * value, anything else an unknown option), opt its optopt, word the
+ * argument it was looking at (argv[optind - 1]). Returns -1.
+ */
+int mp_opt_err(int c, int opt, const char *word, mp_err *err);
+
 /* CRC-32 (IEEE 802.3 polynomial) of buf, continuing from crc (start at 0). */
 uint32_t mp_crc32(uint32_t crc, const void *buf, size_t len);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mp_csv.h"
+#include "mp_deps.h"
 #include "mp_netrace.h"
 #include "mp_rng.h"
 #include "mp_topo.h"
@@ -87,10 +88,30 @@ struct mp_workload {
 	uint64_t nt_count;
 	int started;
 	int col_time, col_src, col_dst, col_pk, col_bytes, col_cls;
+	int col_id, col_after;
+	mp_idcount *users_of; /* CSV with dependencies: users per id */
+	uint64_t *abuf;       /* the after ids of the current row */
+	size_t acap;
 	struct remap *map;
 	size_t nmap;
 	uint64_t last_time;
 	uint64_t dropped;
+	/* Netrace dependencies (deps mode) */
+	int deps;
+	mp_depinv *inv;
+	const uint64_t *after;
+	size_t nafter;
+	uint32_t users;
+	uint64_t skip, take; /* --region: packets to skip, then to read */
+	/* --chains: each a requester, its current server, where it is */
+	struct chain {
+		uint64_t next, last_id;
+		uint32_t a, b;
+		int resp, started;
+		mp_rng rng;
+	} *ch;
+	uint64_t dep1;
+	uint32_t last_id;
 };
 
 static const char *const arrival_names[] = { "poisson", "geometric",
@@ -110,6 +131,8 @@ void mp_wl_cfg_init(struct mp_wl_cfg *c)
 	c->gt_length = 1;
 	c->time_scale = 1;
 	c->replay_fd = -1;
+	c->region = -1;
+	c->think = 100;
 }
 
 /* A percentage: "10" and "10%" both mean 0.1. */
@@ -365,6 +388,26 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 		c->drop_self = 1;
 		return 0;
 	}
+	if (strcmp(name, "chains") == 0) {
+		uint64_t v;
+		if (mp_parse_u64(val, 1, 1000000, &v, what, err) < 0)
+			return -1;
+		c->chains = (unsigned)v;
+		return 0;
+	}
+	if (strcmp(name, "think") == 0)
+		return mp_parse_double(val, 0, 1e12, 0, &c->think, what, err);
+	if (strcmp(name, "no-deps") == 0) {
+		c->no_deps = 1;
+		return 0;
+	}
+	if (strcmp(name, "region") == 0) {
+		uint64_t v;
+		if (mp_parse_u64(val, 0, 99, &v, what, err) < 0)
+			return -1;
+		c->region = (int)v;
+		return 0;
+	}
 	return 1;
 }
 
@@ -509,6 +552,13 @@ static int setup_dest(mp_workload *w, mp_err *err)
 		return mp_err_set(err, "--dest: this pattern needs a hex, hexrect "
 				       "or torus network, not %s",
 				  mp_net_name(w->net));
+	if (strcmp(mp_topo_family(t), "mesh") == 0 &&
+	    (w->c.dest == MP_DST_DISTANCE || w->c.dest == MP_DST_NEIGHBOR))
+		return mp_err_set(err, "--dest: %s needs a topology whose nodes "
+				       "all see the same neighbourhood, not %s",
+				  w->c.dest == MP_DST_DISTANCE ? "distance" :
+								 "neighbor",
+				  mp_topo_name(t));
 	switch (w->c.dest) {
 	case MP_DST_TRANSPOSE:
 		if (strcmp(mp_topo_family(t), "hex") == 0 ||
@@ -722,6 +772,22 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 		goto fail;
 	}
 	if (wc->replay) {
+		int nt = wc->replay_fmt == MP_WL_NETRACE;
+		if (nt && !wc->no_deps && wc->drop_self) {
+			mp_err_set(err, "--drop-self: only with --no-deps (with "
+					"dependencies netrun delivers a packet to "
+					"its own node locally)");
+			goto fail;
+		}
+		if (!nt && wc->region >= 0) {
+			mp_err_set(err, "--region: only with --netrace");
+			goto fail;
+		}
+		w->deps = nt && !wc->no_deps;
+		if (w->deps && !(w->inv = mp_depinv_new())) {
+			mp_err_set(err, "out of memory");
+			goto fail;
+		}
 		if (wc->remap) {
 			size_t n = strlen(wc->remap) / 4 + 1;
 			w->map = malloc(n * sizeof *w->map);
@@ -731,6 +797,24 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 			}
 			if (parse_remap(wc->remap, w->map, &w->nmap, err) < 0)
 				goto fail;
+		}
+		return w;
+	}
+	if (wc->chains) {
+		/* Request / response chains: no load, lengths from bytes. */
+		w->deps = 1;
+		w->ch = calloc(wc->chains, sizeof *w->ch);
+		if (!w->ch) {
+			mp_err_set(err, "out of memory");
+			goto fail;
+		}
+		for (unsigned i = 0; i < wc->chains; i++) {
+			struct chain *c = &w->ch[i];
+			mp_rng_seed(&c->rng, wc->seed, i);
+			c->a = (uint32_t)mp_rng_below(&c->rng, w->n);
+			c->b = (uint32_t)mp_rng_below(&c->rng, w->n - 1);
+			c->b += c->b >= c->a;
+			c->next = (uint64_t)floor(mp_rng_exp(&c->rng, wc->think));
 		}
 		return w;
 	}
@@ -777,7 +861,24 @@ void mp_workload_free(mp_workload *w)
 	mp_netrace_close(w->nt);
 	if (w->nt_fd >= 0)
 		close(w->nt_fd);
+	mp_depinv_free(w->inv);
+	free(w->ch);
+	mp_idcount_free(w->users_of);
+	free(w->abuf);
 	free(w);
+}
+
+int mp_workload_has_deps(const mp_workload *w)
+{
+	return w->deps;
+}
+
+void mp_workload_deps(const mp_workload *w, const uint64_t **after, size_t *n,
+		      uint32_t *users)
+{
+	*after = w->after;
+	*n = w->deps ? w->nafter : 0;
+	*users = w->deps ? w->users : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -883,6 +984,112 @@ static int col2(const mp_csv_reader *r, const char *a, const char *b)
 	return i >= 0 || !b ? i : mp_csv_col(r, b);
 }
 
+/*
+ * Parse an 'after' cell, ids separated by ';' (empty: none), into
+ * w->abuf. Returns the count, or -1 with a message in e.
+ */
+static long parse_after(mp_workload *w, const char *f, mp_err *e)
+{
+	size_t n = 0;
+	while (f && *f) {
+		char *end;
+		errno = 0;
+		if (*f < '0' || *f > '9')
+			return mp_err_set(e, "after: '%s' is not a list of ids "
+					     "separated by ';'", f);
+		unsigned long long v = strtoull(f, &end, 10);
+		if (errno || (*end && *end != ';'))
+			return mp_err_set(e, "after: '%s' is not a list of ids "
+					     "separated by ';'", f);
+		if (n == w->acap) {
+			size_t cap = w->acap ? 2 * w->acap : 8;
+			uint64_t *a = realloc(w->abuf, cap * sizeof *a);
+			if (!a)
+				return mp_err_set(e, "out of memory");
+			w->abuf = a;
+			w->acap = cap;
+		}
+		w->abuf[n++] = v;
+		f = *end ? end + 1 : end;
+	}
+	return (long)n;
+}
+
+/* The id of the current CSV row (its 'id' cell, or the row count). */
+static int row_id(mp_workload *w, uint64_t row, uint64_t *id, mp_err *e)
+{
+	if (w->col_id < 0) {
+		*id = row;
+		return 0;
+	}
+	const char *f = mp_csv_field(w->csv, (size_t)w->col_id);
+	if (!f || !*f)
+		return mp_err_set(e, "no id");
+	return mp_parse_u64(f, 0, UINT64_MAX, id, "id", e);
+}
+
+/*
+ * A CSV trace with an 'after' column: a first pass over the file checks
+ * that ids are unique and that each row waits only for earlier rows,
+ * and counts how many later rows name each id (the users of its dep
+ * record); then the file is read again from the start.
+ */
+static int csv_deps_pass(mp_workload *w, mp_err *err)
+{
+	const char *path = w->c.replay;
+	if (strcmp(path, "-") == 0)
+		return mp_err_set(err, "%s: an 'after' column needs a file, read "
+				       "twice, not standard input",
+				  mp_csv_name(w->csv));
+	if (w->c.drop_self)
+		return mp_err_set(err, "--drop-self: only with --no-deps (with "
+				       "dependencies netrun delivers a message "
+				       "to its own node locally)");
+	if (!(w->users_of = mp_idcount_new()))
+		return mp_err_set(err, "out of memory");
+	uint64_t row = 0;
+	mp_err e;
+	int rc;
+	while ((rc = mp_csv_next(w->csv)) > 0) {
+		uint64_t id;
+		uint32_t k;
+		long n;
+		if (row_id(w, row, &id, &e) < 0 ||
+		    (n = parse_after(w, mp_csv_field(w->csv,
+						     (size_t)w->col_after),
+				     &e)) < 0)
+			goto bad;
+		for (long i = 0; i < n; i++) {
+			if (!mp_idcount_get(w->users_of, w->abuf[i], &k)) {
+				mp_err_set(&e, "after: %llu is not the id of an "
+					       "earlier row (a forward reference "
+					       "or a cycle)",
+					   (unsigned long long)w->abuf[i]);
+				goto bad;
+			}
+			if (mp_idcount_add(w->users_of, w->abuf[i], 1) < 0)
+				return mp_err_set(err, "out of memory");
+		}
+		if (mp_idcount_get(w->users_of, id, &k)) {
+			mp_err_set(&e, "id %llu repeats", (unsigned long long)id);
+			goto bad;
+		}
+		if (mp_idcount_add(w->users_of, id, 0) < 0)
+			return mp_err_set(err, "out of memory");
+		row++;
+	}
+	if (rc < 0)
+		return mp_err_set(err, "%s", mp_csv_error(w->csv));
+	mp_csv_close(w->csv);
+	if (!(w->csv = mp_csv_open(path, err)))
+		return -1;
+	w->deps = 1;
+	return 0;
+bad:
+	return mp_err_set(err, "%s: line %llu: %s", mp_csv_name(w->csv),
+			  (unsigned long long)mp_csv_line(w->csv), e.msg);
+}
+
 int mp_workload_start(mp_workload *w, mp_err *err)
 {
 	if (!w->c.replay || w->started)
@@ -903,6 +1110,20 @@ int mp_workload_start(mp_workload *w, mp_err *err)
 		if (!w->nt)
 			return -1;
 		w->started = 1;
+		w->take = UINT64_MAX;
+		if (w->c.region >= 0) {
+			unsigned nr = mp_netrace_regions(w->nt);
+			if ((unsigned)w->c.region >= nr)
+				return mp_err_set(err, "--region: %s has %u "
+						       "region%s (0 .. %u)",
+						  path, nr, nr == 1 ? "" : "s",
+						  nr ? nr - 1 : 0);
+			for (int i = 0; i < w->c.region; i++)
+				w->skip += mp_netrace_region_packets(w->nt,
+								     (unsigned)i);
+			w->take = mp_netrace_region_packets(w->nt,
+							    (unsigned)w->c.region);
+		}
 		return 0;
 	}
 	w->csv = mp_csv_open(w->c.replay, err);
@@ -916,6 +1137,8 @@ int mp_workload_start(mp_workload *w, mp_err *err)
 	w->col_pk = col2(w->csv, "packets", "length");
 	w->col_bytes = col2(w->csv, "bytes", NULL);
 	w->col_cls = col2(w->csv, "class", NULL);
+	w->col_id = col2(w->csv, "id", NULL);
+	w->col_after = col2(w->csv, "after", NULL);
 	if (w->col_time < 0)
 		return mp_err_set(err, "%s: no 'time' column", name);
 	if (w->col_src < 0)
@@ -926,6 +1149,8 @@ int mp_workload_start(mp_workload *w, mp_err *err)
 	if (w->col_pk < 0 && w->col_bytes < 0)
 		return mp_err_set(err, "%s: no 'packets' (or 'length') nor 'bytes' "
 				       "column", name);
+	if (w->col_after >= 0 && !w->c.no_deps)
+		return csv_deps_pass(w, err);
 	return 0;
 }
 
@@ -981,9 +1206,43 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 				 mp_netrace_error(w->nt));
 			return -1;
 		}
-		if (rc == 0)
+		if (rc == 0) {
+			/* The header's count tells a trace cut at a packet
+			 * boundary from a whole one. */
+			uint64_t want = mp_netrace_packets(w->nt);
+			if (w->c.region >= 0 ? w->skip > 0 || w->take > 0 :
+					       w->nt_count < want)
+				return rfail(w, "the trace ends after %llu of its "
+						"%llu packets (truncated?)",
+					     (unsigned long long)w->nt_count,
+					     (unsigned long long)want);
 			return 0;
+		}
 		w->nt_count++;
+		if (w->deps) {
+			/* Dependants must follow: ids increase (as Netrace
+			 * numbers its packets). */
+			if (w->nt_count > 1 && p.id <= w->last_id)
+				return rfail(w, "packet id %u after id %u (ids "
+						"must increase)", p.id,
+					     (unsigned)w->last_id);
+			w->last_id = p.id;
+			for (unsigned k = 0; k < p.num_deps; k++)
+				if (p.deps[k] <= p.id)
+					return rfail(w, "packet id %u has packet "
+							"id %u, not a later one, "
+							"waiting for it (a cycle)",
+						     p.id, p.deps[k]);
+		}
+		if (w->skip > 0) {
+			/* --region: packets of the regions before; what waits
+			 * for them will find them done. */
+			w->skip--;
+			continue;
+		}
+		if (w->take == 0)
+			return 0;
+		w->take--;
 		double t = floor((double)p.cycle * w->c.time_scale + 0.5);
 		if (!(t < TIME_MAX))
 			return rfail(w, "cycle %llu scaled by %g is too large",
@@ -1003,7 +1262,7 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 		int64_t dst = remap_node(w, p.dst, "dst");
 		if (dst < 0)
 			return -1;
-		if (src == dst) {
+		if (src == dst && !w->deps) {
 			if (w->c.drop_self) {
 				w->dropped++;
 				continue;
@@ -1019,6 +1278,18 @@ static int netrace_next(mp_workload *w, struct mp_msg *m)
 		m->packets = (uint32_t)((size + w->payload - 1) / w->payload);
 		m->time = time;
 		m->id = w->id++;
+		if (w->deps) {
+			/* Netrace lists, with each packet, the packets that
+			 * wait for it; the stream lists what a message waits
+			 * for. */
+			m->id = p.id;
+			w->nafter = mp_depinv_take(w->inv, p.id, &w->after);
+			w->users = p.num_deps;
+			for (unsigned k = 0; k < p.num_deps; k++) {
+				if (mp_depinv_add(w->inv, p.deps[k], p.id) < 0)
+					return rfail(w, "out of memory");
+			}
+		}
 		return 1;
 	}
 }
@@ -1107,7 +1378,7 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 			}
 		}
 
-		if (src == dst) {
+		if (src == dst && !w->deps) {
 			if (w->c.drop_self) {
 				w->dropped++;
 				continue;
@@ -1124,6 +1395,19 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 		m->bytes = (uint32_t)bytes;
 		m->time = time;
 		m->id = w->id++;
+		if (w->deps) {
+			/* Checked by the first pass. */
+			long n;
+			if (row_id(w, m->id, &m->id, &e) < 0 ||
+			    (n = parse_after(w, mp_csv_field(w->csv,
+							     (size_t)w->col_after),
+					     &e)) < 0)
+				return rfail(w, "%s", e.msg);
+			w->after = w->abuf;
+			w->nafter = (size_t)n;
+			if (!mp_idcount_get(w->users_of, m->id, &w->users))
+				w->users = 0;
+		}
 		return 1;
 	}
 }
@@ -1131,8 +1415,52 @@ static int replay_next(mp_workload *w, struct mp_msg *m)
 /* ------------------------------------------------------------------ */
 /* Access                                                              */
 
+/*
+ * The next message of the chains: the chain with the earliest next
+ * message (then the lowest number); a request (8 bytes) from its
+ * requester to its server, then the response (72 bytes) back, each
+ * waiting for the one before in its chain and followed after a think
+ * time (exponential, mean --think, rounded) by the next; after a
+ * response the requester picks another server.
+ */
+static int chains_next(mp_workload *w, struct mp_msg *m)
+{
+	unsigned k = 0;
+	for (unsigned i = 1; i < w->c.chains; i++)
+		if (w->ch[i].next < w->ch[k].next)
+			k = i;
+	struct chain *c = &w->ch[k];
+	if (c->next >= TIME_MAX)
+		return rfail(w, "chain %u: time %llu out of range", k,
+			     (unsigned long long)c->next);
+	unsigned bytes = c->resp ? 72 : 8;
+	memset(m, 0, sizeof *m);
+	m->tag = MP_REC_MSG;
+	m->src = c->resp ? c->b : c->a;
+	m->dst = c->resp ? c->a : c->b;
+	m->bytes = bytes;
+	m->packets = (bytes + w->payload - 1) / w->payload;
+	m->time = c->next;
+	m->id = w->id++;
+	w->nafter = c->started;
+	w->dep1 = c->last_id;
+	w->after = &w->dep1;
+	w->users = 1;
+	c->started = 1;
+	c->last_id = m->id;
+	if (c->resp) {
+		c->b = (uint32_t)mp_rng_below(&c->rng, w->n - 1);
+		c->b += c->b >= c->a;
+	}
+	c->resp = !c->resp;
+	c->next += 1 + (uint64_t)floor(mp_rng_exp(&c->rng, w->c.think));
+	return 1;
+}
+
 int mp_workload_next(mp_workload *w, struct mp_msg *msg)
 {
+	if (w->c.chains)
+		return chains_next(w, msg);
 	return w->c.replay ? replay_next(w, msg) : gen_next(w, msg);
 }
 
@@ -1201,9 +1529,19 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 				  (unsigned long long)mp_netrace_cycles(w->nt));
 		rc |= mp_hdr_setf(h, "netrace.packets", "%llu",
 				  (unsigned long long)mp_netrace_packets(w->nt));
+		if (w->deps) {
+			rc |= mp_hdr_setf(h, "netrace.regions", "%u",
+					  mp_netrace_regions(w->nt));
+			if (c->region >= 0)
+				rc |= mp_hdr_setf(h, "netrace.region", "%d",
+						  c->region);
+			rc |= mp_hdr_set(h, "deps", "1");
+		}
 	} else if (c->replay) {
 		rc |= mp_hdr_set(h, "workload", "replay");
 		rc |= mp_hdr_set(h, "replay", c->replay);
+		if (w->deps)
+			rc |= mp_hdr_set(h, "deps", "1");
 	}
 	if (c->replay) {
 		rc |= mp_hdr_setf(h, "time_scale", "%g", c->time_scale);
@@ -1213,6 +1551,13 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 			rc |= mp_hdr_set(h, "remap_mod", "1");
 		if (c->drop_self)
 			rc |= mp_hdr_set(h, "drop_self", "1");
+		return rc ? -1 : 0;
+	}
+	if (c->chains) {
+		rc |= mp_hdr_set(h, "workload", "chains");
+		rc |= mp_hdr_setf(h, "chains", "%u", c->chains);
+		rc |= mp_hdr_setf(h, "think", "%g", c->think);
+		rc |= mp_hdr_set(h, "deps", "1");
 		return rc ? -1 : 0;
 	}
 	rc |= mp_hdr_set(h, "workload", c->workload);

@@ -80,6 +80,10 @@ struct mp_wl_cfg {
 	const char *remap;     /* replay: "old:new,..." or NULL */
 	int remap_mod;         /* replay: node ids modulo the node count */
 	int drop_self;         /* replay: skip rows with src == dst */
+	int no_deps;           /* Netrace: drop dependencies (open loop) */
+	unsigned chains;       /* generate N request/response chains */
+	double think;          /* chains: mean think time between messages */
+	int region;            /* Netrace: only this region; -1: all */
 };
 
 /* Trace formats of replay. */
@@ -148,6 +152,22 @@ const char *mp_workload_error(const mp_workload *w);
 
 /* Node count of the fabric. */
 uint32_t mp_workload_nodes(const mp_workload *w);
+
+/*
+ * Whether messages carry dependencies (a Netrace replay without
+ * --no-deps): the stream then says deps=1 and each message may be
+ * followed by dep records.
+ */
+int mp_workload_has_deps(const mp_workload *w);
+
+/*
+ * Dependencies of the message mp_workload_next returned last: the ids
+ * it waits for (*n of them in *after, valid until the next call) and
+ * *users, how many later messages will name it. 0 for both without
+ * dependencies.
+ */
+void mp_workload_deps(const mp_workload *w, const uint64_t **after, size_t *n,
+		      uint32_t *users);
 
 /* Replay: rows skipped because src == dst (with drop_self). */
 uint64_t mp_workload_dropped(const mp_workload *w);

@@ -40,3 +40,6 @@ echo "as fractions of time busy (refused attempts included)."
 echo
 echo "lstat --by length, derouting:"
 lstat --by length --warmup $warm "$tmp/derouting.mps"
+echo
+echo "To run these programs yourself, put them on your PATH (or make install):"
+echo "  export PATH=\"$PWD/tools:\$PATH\""

@@ -23,7 +23,7 @@ setup() {
 		done
 		n=$((n + 1))
 	done < "$G/configs"
-	[ "$n" -ge 25 ]
+	[ "$n" -ge 30 ]
 }
 
 @test "golden: the configurations cover every preset, routing, retry and backpressure rule" {
@@ -32,7 +32,8 @@ setup() {
 		 "--retry notify" "--eager-retries" "--bp none" \
 		 "--bp destination" "--links full" "--pe-port separate" \
 		 "--pe-arb inject" "--pe-arb eject" "--eject-priority on" \
-		 "--buffer-limit-trans" "--alpha" "--srf"; do
+		 "--buffer-limit-trans" "--alpha" "--srf" "--preset cmp" \
+		 "--replay traces/deps.csv" "--netrace" "--topo mesh"; do
 		grep -q -- "$w" "$G/configs"
 	done
 }

@@ -148,40 +148,40 @@ HEADER=n,nodes,mean_path,minimal_max_pe_util,derouting_max_pe_util
 @test "bad options exit 2 with a message" {
 	run hexflow --bogus
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: --bogus: unknown option" ]
+	[ "${lines[0]}" = "hexflow: unknown option '--bogus'; try 'hexflow -h'" ]
 	run hexflow -n 1
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: -n: 1 is too small (at least 2)" ]
+	[ "${lines[0]}" = "hexflow: -n: 1 is too small (at least 2); try 'hexflow -h'" ]
 	run hexflow -n 9-x
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: -n: 'x' is not an unsigned integer" ]
+	[ "${lines[0]}" = "hexflow: -n: 'x' is not an unsigned integer; try 'hexflow -h'" ]
 	run hexflow -n 9-7
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: empty range of n: 9 > 7" ]
+	[ "${lines[0]}" = "hexflow: empty range of n: 9 > 7; try 'hexflow -h'" ]
 	run hexflow --max-n 5
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: empty range of n: 6 > 5" ]
+	[ "${lines[0]}" = "hexflow: empty range of n: 6 > 5; try 'hexflow -h'" ]
 	run hexflow --pe-util 0
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: --pe-util: 0 is out of range (0, 1]" ]
+	[ "${lines[0]}" = "hexflow: --pe-util: 0 is out of range (0, 1]; try 'hexflow -h'" ]
 	run hexflow --pe-util 1.5
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "hexflow: --pe-util: 1.5 is out of range"* ]]
 	run hexflow --packet-time 0
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: --packet-time: 0 is too small (at least 1)" ]
+	[ "${lines[0]}" = "hexflow: --packet-time: 0 is too small (at least 1); try 'hexflow -h'" ]
 	run hexflow --inject-setup -3
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: --inject-setup: '-3' is not an unsigned integer" ]
+	[ "${lines[0]}" = "hexflow: --inject-setup: '-3' is not an unsigned integer; try 'hexflow -h'" ]
 	run hexflow --no-overhead --eject-setup 5
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: --no-overhead conflicts with --eject-setup" ]
+	[ "${lines[0]}" = "hexflow: --no-overhead conflicts with --eject-setup; try 'hexflow -h'" ]
 	run hexflow --pe-util
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: --pe-util: missing argument" ]
+	[ "${lines[0]}" = "hexflow: option '--pe-util' needs a value; try 'hexflow -h'" ]
 	run hexflow extra
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "hexflow: unexpected argument 'extra'" ]
+	[ "${lines[0]}" = "hexflow: unexpected argument 'extra'; try 'hexflow -h'" ]
 }
 
 @test "bad usage prints the usage to stderr, nothing to stdout" {

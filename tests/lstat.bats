@@ -14,10 +14,13 @@
 # Messages: mean 2200/6 = 366.667; deviations -266.7 -66.7 833.3 -166.7
 #   -66.7 -266.7, sum of squares 873333.3, sd sqrt(873333.3/5) = 417.931,
 #   cv 1.139813; sorted 100 100 200 300 300 1200: p50 = rank 3 = 200,
-#   p90 = rank ceil(5.4) = 6 = 1200. ci95: 6 batches of 1,
-#   t(0.975, 5) * 417.931 / sqrt(6) = 2.570582 * 170.621 = 438.592.
+#   p90 = rank ceil(5.4) = 6 = 1200. ci95: none, 6 batches are fewer
+#   than the 10 an interval needs (also for normalized latency).
 # Normalized: 850/6 = 141.667. Packets: 14, latencies sum 2150, mean
-#   153.571, p99 = rank 14 = 200; hops 17/14 = 1.2143.
+#   153.571, p99 = rank 14 = 200; hops 17/14 = 1.2143. ci95: 14 batches
+#   of 1 in stream order, sd 43.4311, lag-1 autocorrelation 0.006180
+#   (small): t(0.975, 13) * 43.4311 / sqrt(14) * sqrt(1.006180 /
+#   0.993820) = 2.160369 * 11.6075 * 1.006199 = 25.232.
 # Throughput: run t_end 2000, 14 / (7 * 2000) = 0.001 per node per unit,
 #   * 420 = 0.42. Utilization snapshots at 1000 and 2000: PE (7 ports)
 #   busy 2800 then 7000, internal (21 ports) 4200 then 8400; from time 0:
@@ -44,14 +47,15 @@ run_stream() {
 	mpcat -C -k deliveries -r run $META "$T/r.csv"
 }
 
-CSVHEAD=group,messages,packets,throughput,msg_lat_mean,msg_lat_ci95,norm_lat_mean,pkt_lat_mean,pkt_lat_p99,hops_mean,pe_util,int_util,offered,msg_lat_sd,msg_lat_cv,msg_lat_min,msg_lat_p50,msg_lat_p90,msg_lat_p99,msg_lat_p999,msg_lat_max,norm_lat_ci95,pkt_lat_ci95,pkt_lat_sd,pkt_lat_cv,pkt_lat_p50,pkt_lat_p90,pkt_lat_p999,pkt_lat_max,status,throughput_raw,norm_lat_sd,pkt_lat_min,window_start,window_end,util_start,util_end
+CSVHEAD=group,messages,packets,throughput,msg_lat_mean,msg_lat_ci95,norm_lat_mean,pkt_lat_mean,pkt_lat_p99,hops_mean,pe_util,int_util,offered,msg_lat_sd,msg_lat_cv,msg_lat_min,msg_lat_p50,msg_lat_p90,msg_lat_p99,msg_lat_p999,msg_lat_max,norm_lat_ci95,pkt_lat_ci95,pkt_lat_sd,pkt_lat_cv,pkt_lat_p50,pkt_lat_p90,pkt_lat_p999,pkt_lat_max,status,throughput_raw,norm_lat_sd,pkt_lat_min,window_start,window_end,util_start,util_end,makespan,trace_end,dep_wait_mean,dep_wait_p99
 
 @test "text table of the hand-computed fixture is exact" {
 	run lstat -q "$T/all.mps"
 	[ "$status" -eq 0 ]
 	[ "$output" = "group  messages  packets  throughput  pkt/node/unit  msg_lat  +-ci95     sd     cv    p50     p99  norm_lat  pkt_lat  pkt_p99  hops  pe_util  int_util
-all           6       14      0.4200          0.001    366.7   438.6  417.9  1.140  200.0  1200.0     141.7    153.6    200.0  1.21   0.5000    0.2000
+all           6       14      0.4200          0.001    366.7       -  417.9  1.140  200.0  1200.0     141.7    153.6    200.0  1.21   0.5000    0.2000
 # status: ok
+# saturation: run record: ok; second half of the input: not judged (no end-of-input mark)
 # warm-up: none; discarded 0 messages, 0 packets
 # window: [0, 2000]; utilization over [0, 2000]
 # counts: 6 messages and 14 packets read; as the run record says (6 messages in, 14 packets injected, 0 in flight, 0 queued)" ]
@@ -63,8 +67,10 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" = "$CSVHEAD" ]
 	# p50 of packets: rank 7 of 90 100 100 100 100 180x6 190 190 200;
-	# p90: rank 13 = 190. Packet ci95 over 14 batches of 1.
-	[ "${lines[1]}" = "all,6,14,0.420000,366.667,438.592,141.667,153.571,200.0,1.2143,0.500000,0.200000,0.500000,417.931,1.139813,100,200.0,1200.0,1200.0,1200.0,1200,51.590,25.076,43.431,0.282807,180.0,190.0,200.0,200,ok,0.001,49.160,90,0,2000,0,2000" ]
+	# p90: rank 13 = 190. Packet ci95 over 14 batches of 1. Makespan:
+	# the last t_done, 1600; trace end: the last t_arrive, 1500; no rel
+	# records, so no dependency wait.
+	[ "${lines[1]}" = "all,6,14,0.420000,366.667,,141.667,153.571,200.0,1.2143,0.500000,0.200000,0.500000,417.931,1.139813,100,200.0,1200.0,1200.0,1200.0,1200,,25.232,43.431,0.282807,180.0,190.0,200.0,200,ok,0.001,49.160,90,0,2000,0,2000,1600,1500,," ]
 }
 
 @test "the same stream from standard input gives the same bytes" {
@@ -80,7 +86,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	# short: ids 0 1 3 4 5, latencies 100 300 200 300 100, mean 200;
 	# 8 packets (latency sum 1070, mean 133.75), 8 / 14000 * 420 = 0.24.
 	# long: id 2, 6 packets of 180.
-	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-10)" = "short,5,8,0.240000,200.000,124.166,130.000,133.750,200.0,1.3750" ]
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-10)" = "short,5,8,0.240000,200.000,,130.000,133.750,200.0,1.3750" ]
 	[ "$(printf '%s\n' "$output" | sed -n 3p | cut -d, -f1-10)" = "long,1,6,0.180000,1200.000,,200.000,180.000,180.0,1.0000" ]
 }
 
@@ -118,10 +124,10 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	# Kept: ids 2..5, latencies 1200 200 300 100 (mean 450); 11 packets.
 	# Window [100, 2000] (earliest kept arrival): 11 / (7 * 1900) * 420
 	# = 0.347368. Utilization from the snapshot at 1000: 0.6 and 0.2.
-	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-)" = "all,4,11,0.347368,450.000,0.600000,0.200000,100,2000,1000,2000" ]
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-37)" = "all,4,11,0.347368,450.000,0.600000,0.200000,100,2000,1000,2000" ]
 	run lstat -q --warmup 2 "$T/all.mps"
-	[ "${lines[3]}" = "# warm-up: messages with id < 2; discarded 2 messages, 3 packets" ]
-	[ "${lines[4]}" = "# window: [100, 2000]; utilization over [1000, 2000]" ]
+	[ "${lines[4]}" = "# warm-up: messages with id < 2; discarded 2 messages, 3 packets" ]
+	[ "${lines[5]}" = "# window: [100, 2000]; utilization over [1000, 2000]" ]
 }
 
 @test "--warmup-time 400 drops earlier arrivals and injections" {
@@ -130,7 +136,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	# Kept messages 3 4 5 (latencies 200 300 100, mean 200); packets
 	# injected at 400 or later: 4 of id 2, 1 + 3 + 1 = 9. Window
 	# [400, 2000]: 9 / (7 * 1600) * 420 = 0.3375.
-	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-)" = "all,3,9,0.337500,200.000,0.600000,0.200000,400,2000,1000,2000" ]
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f1-5,11-12,34-37)" = "all,3,9,0.337500,200.000,0.600000,0.200000,400,2000,1000,2000" ]
 	# Both: a record is kept when both keep it (ids 4 and 5, 3 + 1
 	# packets); the window starts at the earliest kept arrival, 700.
 	run lstat --warmup 4 --warmup-time 400 --csv "$T/all.mps"
@@ -140,9 +146,10 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 @test "a warm-up that discards everything leaves empty fields" {
 	run lstat --warmup 100 --csv "$T/all.mps"
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,," ]
+	# Makespan and trace end describe the whole stream, warm-up or not.
+	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,,,1600,1500,," ]
 	run lstat --warmup 100 -q "$T/all.mps"
-	[ "${lines[4]}" = "# window: empty (the warm-up discarded every message)" ]
+	[ "${lines[5]}" = "# window: empty (the warm-up discarded every message)" ]
 }
 
 @test "a saturated run is reported, exit 0" {
@@ -197,7 +204,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[ "$status" -eq 0 ]
 	[[ "$output" == "mpcat "*" args=-C -k deliveries -r pkt "*"data/pkt_small.csv" ]]
 	run lstat "$T/all.mps"
-	[[ "${lines[6]}" == "# prov: mpcat "*"data/pkt_small.csv" ]]
+	[[ "${lines[7]}" == "# prov: mpcat "*"data/pkt_small.csv" ]]
 	run lstat -q "$T/all.mps"
 	[[ "$output" != *"# prov:"* ]]
 }
@@ -207,7 +214,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "# $(echo "$CSVHEAD" | tr , ' ')" ]
 	[ "$(echo "${lines[2]}" | cut -d' ' -f1-6)" = "long 1 6 0.180000 1200.000 -" ]
-	[ "$(printf '%s\n' "$output" | awk 'NR > 1 {print NF}' | sort -u)" = 37 ]
+	[ "$(printf '%s\n' "$output" | awk 'NR > 1 {print NF}' | sort -u)" = 41 ]
 }
 
 @test "-h: usage on stdout, exit 0" {
@@ -216,11 +223,10 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	[[ "${lines[0]}" == "usage: lstat "* ]]
 }
 
-@test "bad option: usage, exit 2" {
+@test "bad option: one line, exit 2" {
 	run lstat --bogus
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "lstat: bad option '--bogus'" ]
-	[[ "${lines[1]}" == "usage: lstat "* ]]
+	[ "$output" = "lstat: unknown option '--bogus'; try 'lstat -h'" ]
 	run lstat --by colour "$T/all.mps"
 	[ "$status" -eq 2 ]
 	run lstat --csv --plot "$T/all.mps"
@@ -232,7 +238,7 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 @test "--warmup -1: exit 2 naming --warmup" {
 	run lstat --warmup -1 "$T/all.mps"
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "lstat: --warmup: '-1' is not an unsigned integer" ]
+	[ "${lines[0]}" = "lstat: --warmup: '-1' is not an unsigned integer; try 'lstat -h'" ]
 	run lstat --warmup-time x "$T/all.mps"
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "lstat: --warmup-time: "* ]]
@@ -284,7 +290,60 @@ all           6       14      0.4200          0.001    366.7   438.6  417.9  1.1
 	diff "$T/want" "$T/got"
 	run lstat --warmup-packets 20 --warmup 3 "$T/d.mps"
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "lstat: --warmup-packets and --measure-packets exclude --warmup and --warmup-time" ]
+	[ "${lines[0]}" = "lstat: --warmup-packets and --measure-packets exclude --warmup and --warmup-time; try 'lstat -h'" ]
 	run lstat --measure-packets 0 "$T/d.mps"
 	[ "$status" -eq 2 ]
+}
+
+# A run of 2 nodes whose input ends at 1000: ten 1-packet messages arrive
+# at 500, 550, ... 950 (the second half of the input, [500, 1000]); the
+# first $1 are ejected 10 units after arriving, before the end of the
+# input, the others after it, in the drain.
+half_fixture() {
+	M="-s nodes=2 -s pe_time=420 -s load=0.5"
+	awk -v k="$1" 'BEGIN {
+		print "class,group,flags,src,dst,seq,msg,t_inject,t_eject,hops,deroutes,refusals" > "'"$T"'/pe.csv"
+		print "class,group,flags,src,dst,seq,msg,t_inject,t_eject,hops,deroutes,refusals" > "'"$T"'/pl.csv"
+		print "class,group,src,dst,packets,id,t_arrive,t_first,t_done,bytes,hops" > "'"$T"'/d.csv"
+		for (i = 0; i < 10; i++) {
+			a = 500 + 50 * i; e = i < k ? a + 10 : 1100 + 10 * i
+			print "0,0,0,0,1,0," i "," a "," e ",1,0,0" > "'"$T"'/" (i < k ? "pe" : "pl") ".csv"
+			print "0,0,0,1,1," i "," a "," a "," e ",128,1" > "'"$T"'/d.csv"
+		}
+	}'
+	printf 'scope,node,port,nports,t,busy,refused,transfers,refusals\n3,4294967295,6,2,1000,500,0,5,0\n' > "$T/u.csv"
+	printf '%s\n0,2,2000,10,10,10,10,0,0\n' "$RUNHDR" > "$T/r.csv"
+	mpcat -C -k deliveries -r pkt $M "$T/pe.csv" > "$T/1.mps"
+	mpcat -C -k deliveries -r util $M "$T/u.csv" > "$T/2.mps"
+	mpcat -C -k deliveries -r pkt $M "$T/pl.csv" > "$T/3.mps"
+	mpcat -C -k deliveries -r dlv $M "$T/d.csv" > "$T/4.mps"
+	mpcat -C -k deliveries -r run $M "$T/r.csv" > "$T/5.mps"
+	cat "$T"/[1-5].mps > "$T/half.mps"
+}
+
+@test "saturation: accepted below offered over the second half, by over 2 packets per node" {
+	# 5 of 10 accepted: 5 short, 2.5 per node: saturated, though the
+	# run record says ok.
+	half_fixture 5
+	run lstat -q "$T/half.mps"
+	[ "$status" -eq 0 ]
+	[[ "${lines[2]}" == "# status: SATURATED:"* ]]
+	[ "${lines[3]}" = "# saturation: run record: ok; second half of the input [500, 1000]: accepted 5 of 10 packets offered (0.5000; 2.5 per node short): saturated (saturated below 0.99 and over 2 per node short)" ]
+	run lstat --csv "$T/half.mps"
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -d, -f30)" = saturated ]
+	# 6 of 10: 2.0 per node short is within the tolerance.
+	half_fixture 6
+	run lstat -q "$T/half.mps"
+	[ "${lines[2]}" = "# status: ok" ]
+	[[ "${lines[3]}" == *"accepted 6 of 10 packets offered (0.6000; 2.0 per node short): ok "* ]]
+}
+
+@test "saturation: the 8x8 torus at 0.68 and 0.70 is flagged, at 0.5 not" {
+	for l in 0.5 0.68 0.70; do
+		wlgen --preset torus --load $l -n 40000 | netrun --preset torus -k |
+			lstat -q --csv | cut -d, -f30 | sed 1d > "$T/s$l"
+	done
+	[ "$(cat "$T/s0.5")" = ok ]
+	[ "$(cat "$T/s0.68")" = saturated ]
+	[ "$(cat "$T/s0.70")" = saturated ]
 }

@@ -34,17 +34,16 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 	run --separate-stderr mpcat --bogus
 	[ "$status" -eq 2 ]
 	[ "$output" = "" ]
-	[ "${stderr_lines[0]}" = "mpcat: unknown option '--bogus'" ]
-	[ "${stderr_lines[1]}" = "usage: mpcat [-Hn] [file ...]" ]
+	[ "$stderr" = "mpcat: unknown option '--bogus'; try 'mpcat -h'" ]
 	run --separate-stderr mpcat -C -k nope
 	[ "$status" -eq 2 ]
-	[ "${stderr_lines[0]}" = "mpcat: --kind: unknown stream kind 'nope' (messages, injections, deliveries, utilization)" ]
+	[ "${stderr_lines[0]}" = "mpcat: --kind: unknown stream kind 'nope' (messages, injections, deliveries, utilization); try 'mpcat -h'" ]
 	run --separate-stderr mpcat -c -r end z.mps
 	[ "$status" -eq 2 ]
-	[ "${stderr_lines[0]}" = "mpcat: --rec: unknown record kind 'end' (msg, inj, pkt, dlv, util, run)" ]
+	[ "${stderr_lines[0]}" = "mpcat: --rec: unknown record kind 'end' (msg, inj, pkt, dlv, util, run, dep, rel); try 'mpcat -h'" ]
 	run --separate-stderr mpcat -C -s nodes
 	[ "$status" -eq 2 ]
-	[ "${stderr_lines[0]}" = "mpcat: --set: 'nodes' is not key=value (keys are made of a-z, 0-9, '_' and '.')" ]
+	[ "${stderr_lines[0]}" = "mpcat: --set: 'nodes' is not key=value (keys are made of a-z, 0-9, '_' and '.'); try 'mpcat -h'" ]
 	for args in "-x" "-o" "--rec" "-c -C" "-H -c" "-n -C" "-m z.mps" \
 		"-k messages z.mps" "-s a=b z.mps" "-r msg z.mps" "--raw -c z.mps" \
 		"-C -s Nodes=1" "-C -s kind=messages" "-C -s layout.1=x" \
@@ -52,8 +51,8 @@ LAYOUT1="layout.1=msg 40 tag:u8@0 class:u8@1 group:u8@2 route:u8@3 src:u32@4 dst
 		run --separate-stderr mpcat $args
 		[ "$status" -eq 2 ] || { echo "mpcat $args: status $status"; return 1; }
 		[ "$output" = "" ]
-		[[ "${stderr_lines[0]}" == "mpcat: "* ]]
-		[[ "$stderr" == *"usage: mpcat"* ]]
+		[[ "$stderr" == "mpcat: "*"; try 'mpcat -h'" ]]
+		[ "${#stderr_lines[@]}" -eq 1 ]
 	done
 }
 
@@ -303,8 +302,8 @@ csv_fails() {
 		"line 4: inconsistent message delivery times"
 	csv_fails '#kind=deliveries\n#nodes=91\nsrc,dst,packets,t_done\n1,95,1,9\n' \
 		"line 4: node 95 out of range (91 nodes)"
-	csv_fails '#kind=utilization\nscope,busy,refused\n3,1,0\n' \
-		"line 3: bad utilization record (scope 3)"
+	csv_fails '#kind=utilization\nscope,busy,refused\n5,1,0\n' \
+		"line 3: bad utilization record (scope 5)"
 	csv_fails '#kind=utilization\nscope,busy,refused\n0,1,2\n' \
 		"line 3: refused time exceeds busy time"
 	# --set nodes applies to the fixture's rows too.
@@ -324,9 +323,10 @@ csv_fails() {
 	printf 'src,dst,packets,time\r\n\r\n1,2,1,5\r\n  3 , "4" ,1,6\r\n# a note\r\n5,6,"1",7' > c.csv
 	run --separate-stderr mpcat -C c.csv -o c.mps
 	[ "$status" -eq 0 ]
+	# No id column: ids in row order.
 	[ "$(mpcat -c c.mps | sed 1d)" = "0,0,0,1,2,1,0,5,0,0
-0,0,0,3,4,1,0,6,0,0
-0,0,0,5,6,1,0,7,0,0" ]
+0,0,0,3,4,1,1,6,0,0
+0,0,0,5,6,1,2,7,0,0" ]
 }
 
 @test "unreadable, empty, foreign and newer inputs: exit 1, located" {
@@ -402,11 +402,11 @@ csv_fails() {
 		run --separate-stderr bash -c "$cmd > /dev/full"
 		[ "$status" -eq 1 ] || { echo "$cmd: status $status"; return 1; }
 		[ "$stderr" = "mpcat: stdout: write failed: No space left on device" ]
-		# A closed pipe: SIGPIPE is ignored, the write error reported.
+		# A closed pipe: killed by SIGPIPE, quietly, as any writer.
 		run --separate-stderr perl -e 'pipe(R, W) or die; close R;
 			open(STDOUT, ">&W") or die; close W; exec @ARGV' $cmd
-		[ "$status" -eq 1 ] || { echo "$cmd: status $status"; return 1; }
-		[ "$stderr" = "mpcat: stdout: write failed: Broken pipe" ]
+		[ "$status" -eq 141 ] || { echo "$cmd: status $status"; return 1; }
+		[ "$stderr" = "" ]
 	done
 	run --separate-stderr mpcat -c -o /dev/full z.mps
 	[ "$status" -eq 1 ]

@@ -15,7 +15,7 @@ setup() {
 }
 
 @test "header: benchmark, nodes, cycles and packets from the trace" {
-	wlgen --preset torus --size 8 --netrace "$NT" --drop-self -o "$T/m.mps"
+	wlgen --preset torus --size 8 --netrace "$NT" --no-deps --drop-self -o "$T/m.mps"
 	run mpcat -H "$T/m.mps"
 	[[ "$output" == *"workload=netrace"* ]]
 	[[ "$output" == *"netrace.benchmark=read-resp-delay-test"* ]]
@@ -30,7 +30,7 @@ setup() {
 	# ReadReq (8 bytes) from 17 to 39; packet 2 at cycle 20 an
 	# UpgradeReq (8 bytes) from 17 to 34. Torus payload: 16 bytes.
 	# sed reads to the end: head would close the pipe under mpcat
-	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --drop-self | mpcat -c | sed -n 1,4p"
+	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --no-deps --drop-self | mpcat -c | sed -n 1,4p"
 	[ "${lines[0]}" = "class,group,route,src,dst,packets,id,time,bytes,prio" ]
 	[ "${lines[1]}" = "0,0,0,34,6,5,0,0,72,0" ]
 	[ "${lines[2]}" = "0,0,0,17,39,1,1,18,8,0" ]
@@ -38,38 +38,38 @@ setup() {
 }
 
 @test "all packets but the four to themselves become messages" {
-	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --drop-self | mpcat -n"
+	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --no-deps --drop-self | mpcat -n"
 	[ "$output" = "msg 171" ]
-	run wlgen --preset torus --size 8 --netrace "$NT" -o "$T/m.mps"
+	run wlgen --preset torus --size 8 --netrace "$NT" --no-deps -o "$T/m.mps"
 	[ "$status" -eq 1 ]
 	[ "$output" = "wlgen: $NT: packet 10: src and dst are both 17 (--drop-self skips such packets)" ]
 }
 
 @test "segmentation follows the preset's payload; time scaling" {
-	run sh -c "wlgen --preset po2 --netrace '$NT' --drop-self --time-scale 2 | mpcat -c | sed -n 2,3p"
+	run sh -c "wlgen --preset po2 --netrace '$NT' --no-deps --drop-self --time-scale 2 | mpcat -c | sed -n 2,3p"
 	[ "${lines[0]}" = "0,0,0,34,6,1,0,0,72,0" ]
 	[ "${lines[1]}" = "0,0,0,17,39,1,1,36,8,0" ]
 }
 
 @test "an uncompressed trace on stdin gives the same messages" {
-	wlgen --preset torus --netrace "$NT" --drop-self | mpcat -c > "$T/a.csv"
-	bzcat "$NT" | wlgen --preset torus --netrace - --drop-self | mpcat -c > "$T/b.csv"
+	wlgen --preset torus --netrace "$NT" --no-deps --drop-self | mpcat -c > "$T/a.csv"
+	bzcat "$NT" | wlgen --preset torus --netrace - --no-deps --drop-self | mpcat -c > "$T/b.csv"
 	cmp "$T/a.csv" "$T/b.csv"
 }
 
 @test "the trace runs through the fabric and every message arrives" {
-	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --drop-self | netrun --preset torus --size 8 | lstat --csv | cut -d, -f1,2,3"
+	run sh -c "wlgen --preset torus --size 8 --netrace '$NT' --no-deps --drop-self | netrun --preset torus --size 8 | lstat --csv | cut -d, -f1,2,3"
 	[ "${lines[1]}" = "all,171,335" ]
 }
 
 @test "damaged traces: truncated, not compressed right, not Netrace" {
 	head -c 800 "$NT" > "$T/cut.bz2"
-	run wlgen --preset torus --netrace "$T/cut.bz2" --drop-self -o "$T/m.mps"
+	run wlgen --preset torus --netrace "$T/cut.bz2" --no-deps --drop-self -o "$T/m.mps"
 	[ "$status" -eq 1 ]
 	[ "$output" = "wlgen: $T/cut.bz2: bzip2 -dc failed: the file is corrupt or truncated" ]
 	[ ! -e "$T/m.mps" ]
 	bzcat "$NT" | head -c 1000 > "$T/cut.tra"
-	run wlgen --preset torus --netrace "$T/cut.tra" --drop-self -o "$T/m.mps"
+	run wlgen --preset torus --netrace "$T/cut.tra" --no-deps --drop-self -o "$T/m.mps"
 	[ "$status" -eq 1 ]
 	[ "$output" = "wlgen: $T/cut.tra: packet 32: truncated (20 of 21 bytes)" ]
 	bzcat "$NT" | head -c 50 > "$T/hdr.tra"
@@ -86,9 +86,9 @@ setup() {
 }
 
 @test "node ids beyond the fabric are refused unless remapped" {
-	run wlgen --preset torus --size 4 --netrace "$NT" --drop-self -o "$T/m.mps"
+	run wlgen --preset torus --size 4 --netrace "$NT" --no-deps --drop-self -o "$T/m.mps"
 	[ "$status" -eq 1 ]
 	[[ "$output" == "wlgen: $NT: packet 1: src 34 out of range (16 nodes)" ]]
-	run sh -c "wlgen --preset torus --size 4 --netrace '$NT' --drop-self --remap-mod | mpcat -n"
+	run sh -c "wlgen --preset torus --size 4 --netrace '$NT' --no-deps --drop-self --remap-mod | mpcat -n"
 	[ "$status" -eq 0 ]
 }

@@ -17,10 +17,10 @@ setup() {
 @test "bad usage exits 2 naming the option" {
 	run sched --alpha -1
 	[ "$status" -eq 2 ]
-	[[ "${lines[0]}" == "sched: --alpha: -1 is out of range [0, 1e+09]" ]]
+	[ "${lines[0]}" = "sched: --alpha: -1 is out of range [0, 1e+09]; try 'sched -h'" ]
 	run sched --alpha nan
 	[ "$status" -eq 2 ]
-	[[ "${lines[0]}" == "sched: --alpha: 'nan' is not a finite number" ]]
+	[ "${lines[0]}" = "sched: --alpha: 'nan' is not a finite number; try 'sched -h'" ]
 	run sched --segment 0
 	[ "$status" -eq 2 ]
 	run sched --bogus

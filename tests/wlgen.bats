@@ -325,11 +325,10 @@ meta() {
 @test "bad options exit 2 with a message naming the option" {
 	run wlgen --load abc -n 10
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wlgen: --load: 'abc' is not a number" ]
-	[[ "$output" == *usage:* ]]
+	[ "${lines[0]}" = "wlgen: --load: 'abc' is not a number; try 'wlgen -h'" ]
 	run wlgen --load nan -n 10
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wlgen: --load: 'nan' is not a finite number" ]
+	[ "${lines[0]}" = "wlgen: --load: 'nan' is not a finite number; try 'wlgen -h'" ]
 	run wlgen --load 0 -n 10
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "wlgen: --load: 0 is out of range"* ]]
@@ -350,13 +349,14 @@ meta() {
 	[[ "${lines[0]}" == "wlgen: --seed: "* ]]
 	run wlgen --load 0.5
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wlgen: give -n or --duration" ]
+	[ "${lines[0]}" = "wlgen: give -n or --duration; try 'wlgen -h'" ]
 	run wlgen -n 10
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wlgen: give --load (the offered load)" ]
+	[ "${lines[0]}" = "wlgen: give --load (the offered load); try 'wlgen -h'" ]
 	run wlgen --load 0.5 -n 10 --bogus
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wlgen: --bogus: unknown option" ]
+	[ "${lines[0]}" = "wlgen: unknown option '--bogus'; try 'wlgen -h'" ]
+	[ "${#lines[@]}" -eq 1 ]
 	run wlgen --load 0.5 -n 10 extra
 	[ "$status" -eq 2 ]
 }
@@ -374,20 +374,20 @@ meta() {
 		[[ "${lines[0]}" == wlgen:\ --* ]] || { echo "$args: ${lines[0]}"; false; }
 	done
 	run wlgen --dest transpose --load 0.5 -n 10
-	[ "${lines[0]}" = "wlgen: --dest: transpose needs a square hexrect or torus topology, not hex:6" ]
+	[ "${lines[0]}" = "wlgen: --dest: transpose needs a square hexrect or torus topology, not hex:6; try 'wlgen -h'" ]
 	run wlgen --replay "$TRACE" --load 0.5
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wlgen: --load: not used with --replay" ]
+	[ "${lines[0]}" = "wlgen: --load: not used with --replay; try 'wlgen -h'" ]
 }
 
-@test "write errors: /dev/full and a closed pipe exit 1" {
+@test "write errors: /dev/full exits 1; a closed pipe kills quietly (141)" {
 	run sh -c 'wlgen --load 0.5 -n 1000 >/dev/full'
 	[ "$status" -eq 1 ]
 	[[ "$output" == "wlgen: stdout: write failed: "* ]]
 	run bash -c 'wlgen --load 0.5 -n 2000000 2>"$1" | head -c 10 >/dev/null;
 		echo "${PIPESTATUS[0]}"' sh "$T/err"
-	[ "$output" = 1 ]
-	grep -q '^wlgen: stdout: write failed: ' "$T/err"
+	[ "$output" = 141 ]
+	[ ! -s "$T/err" ]
 }
 
 @test "-o writes the same records to a file, quietly" {

@@ -79,29 +79,13 @@ static void usage(FILE *fp)
 		DEF_EJECT);
 }
 
-static void die_usage(const char *fmt, ...)
-	MP_PRINTF(1, 2) __attribute__((noreturn));
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
-	exit(2);
-}
-
 static void parse_n(const char *s, const char *what, unsigned *out)
 {
 	uint64_t v;
 	mp_err err;
 
 	if (mp_parse_u64(s, MP_FLOW_MIN_N, MP_FLOW_MAX_N, &v, what, &err) < 0)
-		die_usage("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	*out = (unsigned)v;
 }
 
@@ -117,11 +101,11 @@ static void parse_range(const char *s, unsigned *lo, unsigned *hi)
 		return;
 	}
 	if ((size_t)(dash - s) >= sizeof buf)
-		die_usage("-n: '%s' is not a range MIN-MAX", s);
+		mp_usage_error("-n: '%s' is not a range MIN-MAX", s);
 	memcpy(buf, s, (size_t)(dash - s));
 	buf[dash - s] = '\0';
 	if (buf[0] == '\0' || dash[1] == '\0')
-		die_usage("-n: '%s' is not a range MIN-MAX", s);
+		mp_usage_error("-n: '%s' is not a range MIN-MAX", s);
 	parse_n(buf, "-n", lo);
 	parse_n(dash + 1, "-n", hi);
 }
@@ -132,7 +116,7 @@ static double parse_time(const char *s, const char *what, uint64_t min)
 	mp_err err;
 
 	if (mp_parse_u64(s, min, MAX_TIME, &v, what, &err) < 0)
-		die_usage("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	return (double)v;
 }
 
@@ -198,6 +182,7 @@ int main(int argc, char **argv)
 	int c;
 	mp_err err;
 
+	mp_prog_init(PROG, usage);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hn:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -210,7 +195,7 @@ int main(int argc, char **argv)
 			setup_opt = "--eject-setup";
 			break;
 		case 'h':
-			signal(SIGPIPE, SIG_IGN);
+			signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 			usage(stdout);
 			return finish();
 		case OPT_INJECT:
@@ -236,36 +221,32 @@ int main(int argc, char **argv)
 		case OPT_PE_UTIL:
 			if (mp_parse_double(optarg, 0.0, 1.0, 1, &pe_util,
 					    "--pe-util", &err) < 0)
-				die_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			if (pe_util <= 0.0)
-				die_usage("--pe-util: %s is out of range (0, 1]",
+				mp_usage_error("--pe-util: %s is out of range (0, 1]",
 					  optarg);
 			have_pe = 1;
 			break;
-		case ':':
-			die_usage("%s: missing argument", argv[optind - 1]);
-		default:
-			if (optopt > 0 && optopt < 256)
-				die_usage("-%c: unknown option", optopt);
-			if (optopt >= 256)
-				die_usage("%s: option takes no argument",
-					  argv[optind - 1]);
-			die_usage("%s: unknown option", argv[optind - 1]);
+		default: {
+			mp_err oe;
+			mp_opt_err(c, optopt, argv[optind - 1], &oe);
+			mp_usage_error("%s", oe.msg);
+		}
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 0)
-		die_usage("unexpected argument '%s'", argv[0]);
+		mp_usage_error("unexpected argument '%s'", argv[0]);
 	if (min_n > max_n)
-		die_usage("empty range of n: %u > %u", min_n, max_n);
+		mp_usage_error("empty range of n: %u > %u", min_n, max_n);
 	if (no_overhead && setup_given)
-		die_usage("--no-overhead conflicts with %s", setup_opt);
+		mp_usage_error("--no-overhead conflicts with %s", setup_opt);
 	if (no_overhead)
 		inject = eject = 0.0;
 	double s = mp_flow_speed_ratio(packet, inject, eject);
 
-	signal(SIGPIPE, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 	int ncol = have_pe ? 7 : 5;
 	struct row hdr;
 	for (int i = 0; i < ncol; i++)

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "mp_prog.h"
 #include "mp_record.h"
 #include "mp_stats.h"
 #include "mp_stream.h"
@@ -44,7 +46,7 @@ static void help(void)
 	      "stream (netrun's output), from file or standard input.\n"
 	      "  --by G            one row per group, then all: length (short,\n"
 	      "                    long), packets, class, group (hot,\n"
-	      "                    independent), src, dst, hops\n"
+	      "                    independent), src (or node), dst, hops\n"
 	      "  --csv             CSV with a header row\n"
 	      "  -h, --help        print this help and exit\n"
 	      "  --plot            whitespace-separated columns for gnuplot\n"
@@ -59,23 +61,11 @@ static void help(void)
 	      stdout);
 }
 
-static void die(const char *fmt, ...) MP_PRINTF(1, 2);
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
 static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
 	if (!p)
-		die("out of memory");
+		mp_die("out of memory");
 	return p;
 }
 
@@ -105,7 +95,7 @@ static struct acc *acc_new(uint64_t key)
 	a->pbat = mp_batch_new();
 	if (!a->mlat || !a->nlat || !a->plat || !a->hops || !a->mhist ||
 	    !a->phist || !a->mbat || !a->nbat || !a->pbat)
-		die("out of memory");
+		mp_die("out of memory");
 	return a;
 }
 
@@ -131,10 +121,18 @@ static void acc_msg(struct acc *a, const struct mp_dlv *d)
 	a->msgs++;
 	mp_moments_add(a->mlat, (double)lat);
 	if (mp_hist_add(a->mhist, lat, 1) < 0)
-		die("out of memory");
+		mp_die("out of memory");
 	mp_batch_add(a->mbat, (double)lat);
 	mp_moments_add(a->nlat, norm);
 	mp_batch_add(a->nbat, norm);
+}
+
+/* Without packet records: a message's packets, counted toward
+ * throughput when it completed by the end of the input. */
+static void acc_msg_pkts(struct acc *a, const struct mp_dlv *d, int early)
+{
+	a->pkts += d->packets;
+	a->wpkts += early ? d->packets : 0;
 }
 
 static void acc_pkt(struct acc *a, uint64_t lat, unsigned hops, int early)
@@ -143,7 +141,7 @@ static void acc_pkt(struct acc *a, uint64_t lat, unsigned hops, int early)
 	a->wpkts += (uint64_t)early;
 	mp_moments_add(a->plat, (double)lat);
 	if (mp_hist_add(a->phist, lat, 1) < 0)
-		die("out of memory");
+		mp_die("out of memory");
 	mp_batch_add(a->pbat, (double)lat);
 	mp_moments_add(a->hops, hops);
 }
@@ -174,7 +172,7 @@ static struct acc *group(uint64_t key)
 			size_t cap = capgroups ? 2 * capgroups : 16;
 			struct acc **g = realloc(groups, cap * sizeof *g);
 			if (!g)
-				die("out of memory");
+				mp_die("out of memory");
 			groups = g;
 			capgroups = cap;
 		}
@@ -312,7 +310,7 @@ static void pend_push(struct pend *e, uint64_t lat, unsigned hops, int early)
 		size_t cap = e->cap ? 2 * e->cap : 4;
 		struct sample *s = realloc(e->s, cap * sizeof *s);
 		if (!s)
-			die("out of memory");
+			mp_die("out of memory");
 		e->s = s;
 		e->cap = cap;
 	}
@@ -343,7 +341,7 @@ static void held_add(const struct mp_pkt *p, int early)
 		held_cap = held_cap ? 2 * held_cap : 4096;
 		held = realloc(held, held_cap * sizeof *held);
 		if (!held)
-			die("out of memory");
+			mp_die("out of memory");
 	}
 	held[nheld++] = (struct held){
 		.msg = p->msg, .t_inject = p->t_inject,
@@ -359,7 +357,7 @@ static void hdlv_add(const struct mp_dlv *d)
 		hdlv_cap = hdlv_cap ? 2 * hdlv_cap : 4096;
 		hdlv = realloc(hdlv, hdlv_cap * sizeof *hdlv);
 		if (!hdlv)
-			die("out of memory");
+			mp_die("out of memory");
 	}
 	hdlv[nhdlv++] = *d;
 }
@@ -409,6 +407,55 @@ static const struct held *held_first(uint64_t id)
 
 /* ---- utilization snapshots ---- */
 
+/*
+ * Packets offered (by arrival time) and accepted (by ejection time, before
+ * the end-of-input mark) in time bins that double in width as time grows,
+ * so the second half of the input can be judged in bounded memory once the
+ * mark says where it ends.
+ */
+#define TB_BINS 1024
+struct tbins {
+	uint64_t width;
+	uint64_t n[TB_BINS];
+};
+
+static void tb_add(struct tbins *b, uint64_t t, uint64_t count)
+{
+	if (b->width == 0)
+		b->width = 1;
+	while (t / b->width >= TB_BINS) {
+		for (size_t i = 0; i < TB_BINS / 2; i++)
+			b->n[i] = b->n[2 * i] + b->n[2 * i + 1];
+		memset(b->n + TB_BINS / 2, 0, TB_BINS / 2 * sizeof b->n[0]);
+		b->width *= 2;
+	}
+	b->n[t / b->width] += count;
+}
+
+/* Widen b to width w (a power of two no less than its own). */
+static void tb_widen(struct tbins *b, uint64_t w)
+{
+	if (b->width == 0)
+		b->width = 1;
+	while (b->width < w) {
+		for (size_t i = 0; i < TB_BINS / 2; i++)
+			b->n[i] = b->n[2 * i] + b->n[2 * i + 1];
+		memset(b->n + TB_BINS / 2, 0, TB_BINS / 2 * sizeof b->n[0]);
+		b->width *= 2;
+	}
+}
+
+/* The count from bin `from` on. */
+static uint64_t tb_sum_from(const struct tbins *b, size_t from)
+{
+	uint64_t s = 0;
+	for (size_t i = from; i < TB_BINS; i++)
+		s += b->n[i];
+	return s;
+}
+
+static struct tbins tb_offered, tb_accepted;
+
 struct snap {
 	uint64_t t, busy;
 	uint32_t nports;
@@ -457,7 +504,7 @@ static void snap_add(struct snaps *sp, const struct mp_util *u, uint64_t ws,
 		size_t cap = sp->cap ? 2 * sp->cap : 64;
 		struct snap *p = realloc(sp->s, cap * sizeof *p);
 		if (!p)
-			die("out of memory");
+			mp_die("out of memory");
 		sp->s = p;
 		sp->cap = cap;
 	}
@@ -525,7 +572,7 @@ enum {
 	K_HOPS, K_PEU, K_INTU, K_OFFERED, K_MSD, K_MCV, K_MMIN, K_MP50, K_MP90,
 	K_MP99, K_MP999, K_MMAX, K_NCI, K_PCI, K_PSD, K_PCV, K_PP50, K_PP90,
 	K_PP999, K_PMAX, K_STATUS, K_RAW, K_NSD, K_PMIN, K_WSTART, K_WEND,
-	K_USTART, K_UEND, NCOL
+	K_USTART, K_UEND, K_MAKESPAN, K_TRACE_END, K_DWMEAN, K_DWP99, NCOL
 };
 
 static const struct col cols[NCOL] = {
@@ -566,14 +613,21 @@ static const struct col cols[NCOL] = {
 	[K_WEND] = { "window_end", NULL, 0, 0 },
 	[K_USTART] = { "util_start", NULL, 0, 0 },
 	[K_UEND] = { "util_end", NULL, 0, 0 },
+	/* The application's view (closed-loop replay): the whole stream. */
+	[K_MAKESPAN] = { "makespan", "makespan", 0, 0 },
+	[K_TRACE_END] = { "trace_end", "trace_end", 0, 0 },
+	[K_DWMEAN] = { "dep_wait_mean", "dep_wait", 3, 1 },
+	[K_DWP99] = { "dep_wait_p99", "dep_p99", 1, 1 },
 };
 
 /* Columns of the text table, in order. */
 static const int text_cols[] = {
 	K_GROUP, K_MSGS, K_PKTS, K_THRU, K_RAW, K_MLAT, K_MCI, K_MSD, K_MCV,
 	K_MP50, K_MP99, K_NLAT, K_PLAT, K_PP99, K_HOPS, K_PEU, K_INTU,
+	K_MAKESPAN, K_TRACE_END, K_DWMEAN, K_DWP99,
 };
-#define NTEXT (sizeof text_cols / sizeof text_cols[0])
+/* The last four only for a stream with dependencies (deps=1). */
+static size_t ntext = sizeof text_cols / sizeof text_cols[0];
 
 /* What every row shares: the run, the window, the utilization. */
 struct global {
@@ -585,6 +639,7 @@ struct global {
 	int have_ut;
 	uint64_t ut1, ut2;
 	const char *status;
+	double makespan, trace_end, dw_mean, dw_p99;
 };
 
 static double ratio(double a, double b)
@@ -643,6 +698,10 @@ static void row_values(const struct acc *a, const struct global *g,
 		v[K_USTART] = (double)g->ut1;
 		v[K_UEND] = (double)g->ut2;
 	}
+	v[K_MAKESPAN] = g->makespan;
+	v[K_TRACE_END] = g->trace_end;
+	v[K_DWMEAN] = g->dw_mean;
+	v[K_DWP99] = g->dw_p99;
 }
 
 /* Format column k of a row: "" for a missing value. */
@@ -673,25 +732,25 @@ struct row {
 static void print_text(const struct row *rows, size_t n,
 		       const struct global *g)
 {
-	size_t w[NTEXT];
+	size_t w[sizeof text_cols / sizeof text_cols[0]];
 	char buf[CELL];
 
-	for (size_t j = 0; j < NTEXT; j++)
+	for (size_t j = 0; j < ntext; j++)
 		w[j] = strlen(cols[text_cols[j]].title);
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < NTEXT; j++) {
+		for (size_t j = 0; j < ntext; j++) {
 			cell(buf, sizeof buf, text_cols[j], rows[i].name,
 			     rows[i].v, g, 1);
 			size_t len = buf[0] ? strlen(buf) : 1;
 			if (len > w[j])
 				w[j] = len;
 		}
-	for (size_t j = 0; j < NTEXT; j++)
+	for (size_t j = 0; j < ntext; j++)
 		printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
 		       cols[text_cols[j]].title);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < NTEXT; j++) {
+		for (size_t j = 0; j < ntext; j++) {
 			cell(buf, sizeof buf, text_cols[j], rows[i].name,
 			     rows[i].v, g, 1);
 			printf(j == 0 ? "%-*s" : "  %*s", (int)w[j],
@@ -732,9 +791,9 @@ static void print_prov(const mp_hdr *h, const char *prefix)
 static void finish_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout))
-		die("stdout: write failed: %s", strerror(errno));
+		mp_die("stdout: write failed: %s", strerror(errno));
 	if (fclose(stdout) != 0)
-		die("stdout: write failed: %s", strerror(errno));
+		mp_die("stdout: write failed: %s", strerror(errno));
 }
 
 /* ---- main ---- */
@@ -771,20 +830,23 @@ int main(int argc, char *argv[])
 	int have_wp = 0;
 	mp_err err;
 
+	mp_prog_init(prog, usage);
+
+	/* A closed pipe downstream ends lstat as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': {
 			size_t i;
+			/* "node" is the source node, as the README has it. */
+			const char *name = strcmp(optarg, "node") == 0 ? "src" :
+					   optarg;
 			for (i = 0; i < sizeof by_names / sizeof by_names[0]; i++)
-				if (strcmp(optarg, by_names[i]) == 0)
+				if (strcmp(name, by_names[i]) == 0)
 					break;
-			if (i == sizeof by_names / sizeof by_names[0]) {
-				fprintf(stderr, "%s: --by: unknown grouping '%s'\n",
-					prog, optarg);
-				usage(stderr);
-				return 2;
-			}
+			if (i == sizeof by_names / sizeof by_names[0])
+				mp_usage_error("--by: unknown grouping '%s'", optarg);
 			by = (enum by)i;
 			break;
 		}
@@ -812,11 +874,8 @@ int main(int argc, char *argv[])
 			if (mp_parse_u64(optarg, c == 'K' ? 0 : 1, UINT64_MAX,
 					 c == 'K' ? &warm_p : &meas_p,
 					 c == 'K' ? "--warmup-packets" :
-						    "--measure-packets", &err) < 0) {
-				fprintf(stderr, "%s: %s\n", prog, err.msg);
-				usage(stderr);
-				return 2;
-			}
+						    "--measure-packets", &err) < 0)
+				mp_usage_error("%s", err.msg);
 			have_wp = 1;
 			break;
 		case 'w':
@@ -824,48 +883,34 @@ int main(int argc, char *argv[])
 			if (mp_parse_u64(optarg, 0, UINT64_MAX,
 					 c == 'w' ? &warm_n : &warm_t,
 					 c == 'w' ? "--warmup" : "--warmup-time",
-					 &err) < 0) {
-				fprintf(stderr, "%s: %s\n", prog, err.msg);
-				usage(stderr);
-				return 2;
-			}
+					 &err) < 0)
+				mp_usage_error("%s", err.msg);
 			if (c == 'w')
 				have_wn = 1;
 			else
 				have_wt = 1;
 			break;
-		case ':':
-			fprintf(stderr, "%s: %s needs a value\n", prog,
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
 		default:
-			if (strncmp(argv[optind - 1], "--", 2) == 0)
-				fprintf(stderr, "%s: bad option '%s'\n", prog,
-					argv[optind - 1]);
-			else
-				fprintf(stderr, "%s: unknown option '-%c'\n", prog,
-					optopt);
-			usage(stderr);
-			return 2;
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			mp_usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 || nout > 1 || (have_wp && (have_wn || have_wt))) {
-		fprintf(stderr, "%s: %s\n", prog,
-			argc > 1 ? "more than one input" :
-			nout > 1 ? "--csv, --plot and --prov exclude each other" :
-				   "--warmup-packets and --measure-packets "
-				   "exclude --warmup and --warmup-time");
-		usage(stderr);
-		return 2;
-	}
-	signal(SIGPIPE, SIG_IGN);
+	if (argc > 1)
+		mp_usage_error("more than one input");
+	if (nout > 1)
+		mp_usage_error("--csv, --plot and --prov exclude each other");
+	if (argc == 0 && isatty(STDIN_FILENO))
+		mp_usage_error("standard input is a terminal: give a file or pipe "
+			    "a stream (... | netrun | lstat)");
+	if (have_wp && (have_wn || have_wt))
+		mp_usage_error("--warmup-packets and --measure-packets exclude "
+			       "--warmup and --warmup-time");
 
 	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
 	if (!r)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	const mp_hdr *h = mp_reader_header(r);
 	const char *input = mp_reader_name(r);
 	if (out == OUT_PROV) {
@@ -876,7 +921,7 @@ int main(int argc, char *argv[])
 	}
 	if (mp_hdr_kind(h) != MP_KIND_DELIVERIES) {
 		const char *k = mp_kind_name(mp_hdr_kind(h));
-		die("%s: a stream of kind %s, not deliveries", input,
+		mp_die("%s: a stream of kind %s, not deliveries", input,
 		    k ? k : "unknown");
 	}
 
@@ -884,16 +929,21 @@ int main(int argc, char *argv[])
 	double pe_time = NAN, offered = NAN;
 	if (mp_hdr_get(h, "short_max") &&
 	    mp_hdr_get_u64(h, "short_max", &short_max) < 0)
-		die("%s: header: bad short_max '%s'", input,
+		mp_die("%s: header: bad short_max '%s'", input,
 		    mp_hdr_get(h, "short_max"));
 	if (mp_hdr_get(h, "nodes") && mp_hdr_get_u64(h, "nodes", &hnodes) < 0)
-		die("%s: header: bad nodes '%s'", input, mp_hdr_get(h, "nodes"));
+		mp_die("%s: header: bad nodes '%s'", input, mp_hdr_get(h, "nodes"));
 	if (mp_hdr_get(h, "pe_time") &&
 	    (mp_hdr_get_double(h, "pe_time", &pe_time) < 0 || !(pe_time > 0)))
-		die("%s: header: bad pe_time '%s'", input,
+		mp_die("%s: header: bad pe_time '%s'", input,
 		    mp_hdr_get(h, "pe_time"));
 	if (mp_hdr_get(h, "load") && mp_hdr_get_double(h, "load", &offered) < 0)
-		die("%s: header: bad load '%s'", input, mp_hdr_get(h, "load"));
+		mp_die("%s: header: bad load '%s'", input, mp_hdr_get(h, "load"));
+	/* netrun --no-packets: the run delivered packets it did not write. */
+	const char *pr = mp_hdr_get(h, "pkt_records");
+	if (pr && strcmp(pr, "0") != 0 && strcmp(pr, "1") != 0)
+		mp_die("%s: header: bad pkt_records '%s'", input, pr);
+	int no_pkts = pr && strcmp(pr, "0") == 0;
 
 	/* Fixed groupings have all their rows from the start. */
 	if (by == BY_LENGTH || by == BY_CLASS || by == BY_GROUP) {
@@ -912,6 +962,13 @@ int main(int argc, char *argv[])
 	int mark = 0;        /* the end-of-input marker was read */
 	int nmarks = 0;      /* markers read (one per concatenated run) */
 	uint64_t mark_t = 0; /* its time: the last arrival */
+	/* The application's view: last delivery, last trace time (of rel
+	 * records in a deps stream, else of arrivals), dependency wait. */
+	uint64_t makespan = 0, trace_dlv = 0, trace_rel = 0, nrel = 0;
+	mp_moments *dw = mp_moments_new();
+	mp_hist *dwh = mp_hist_new();
+	if (!dw || !dwh)
+		mp_die("out of memory");
 	struct mp_run run = { 0 };
 	mp_rec rec;
 	int rc;
@@ -923,10 +980,15 @@ int main(int argc, char *argv[])
 			n_dlv++;
 			if (d->t_done > t_last)
 				t_last = d->t_done;
+			if (d->t_done > makespan)
+				makespan = d->t_done;
+			if (d->t_arrive > trace_dlv)
+				trace_dlv = d->t_arrive;
 			uint64_t mx = d->src > d->dst ? d->src : d->dst;
 			if (!have_node || mx > max_node)
 				max_node = mx;
 			have_node = 1;
+			tb_add(&tb_offered, d->t_arrive, d->packets);
 			if (have_wp) {
 				hdlv_add(d);
 				break;
@@ -944,6 +1006,16 @@ int main(int argc, char *argv[])
 			}
 			if (join) {
 				struct pend *e = pend_find(d->id);
+				/* Packets are matched to their message by id:
+				 * more than it has means two messages in
+				 * flight share one. */
+				if (e && e->n > d->packets)
+					mp_die("%s: record %llu: message %llu has %u "
+					    "packets but %zu arrived under its id: "
+					    "message ids are not unique", input,
+					    (unsigned long long)mp_reader_recno(r),
+					    (unsigned long long)d->id, d->packets,
+					    e->n);
 				if (e) {
 					for (size_t i = 0; i < e->n; i++)
 						acc_pkt(group(key), e->s[i].lat,
@@ -958,6 +1030,11 @@ int main(int argc, char *argv[])
 			acc_msg(all, d);
 			if (by != BY_NONE)
 				acc_msg(group(key), d);
+			if (no_pkts) {
+				acc_msg_pkts(all, d, !mark);
+				if (by != BY_NONE)
+					acc_msg_pkts(group(key), d, !mark);
+			}
 			if (have_wn && d->t_arrive < ws) {
 				ws = d->t_arrive;
 				snap_prune(&util[0], ws);
@@ -974,6 +1051,8 @@ int main(int argc, char *argv[])
 			if (!have_node || mx > max_node)
 				max_node = mx;
 			have_node = 1;
+			if (!mark)
+				tb_add(&tb_accepted, p->t_eject, 1);
 			if (have_wp) {
 				held_add(p, !mark);
 				break;
@@ -1028,6 +1107,16 @@ int main(int argc, char *argv[])
 				mark_t = rec.util.t;
 			}
 			break;
+		case MP_REC_REL: {
+			uint64_t w = rec.rel.t_release - rec.rel.t_trace;
+			nrel++;
+			if (rec.rel.t_trace > trace_rel)
+				trace_rel = rec.rel.t_trace;
+			mp_moments_add(dw, (double)w);
+			if (mp_hist_add(dwh, w, 1) < 0)
+				mp_die("out of memory");
+			break;
+		}
 		case MP_REC_RUN:
 			if (nruns == 0) {
 				run = rec.run;
@@ -1049,9 +1138,13 @@ int main(int argc, char *argv[])
 		}
 	}
 	if (rc < 0)
-		die("%s", mp_reader_error(r));
-	if (nruns && (n_dlv != run.msgs_done || n_pkt != run.pkts_delivered))
-		die("%s: counts not conserved: the run record says %llu messages "
+		mp_die("%s", mp_reader_error(r));
+	if (no_pkts && n_pkt)
+		mp_die("%s: %llu packet records, but the header says the stream "
+		    "has none (pkt_records=0)", input, (unsigned long long)n_pkt);
+	if (nruns && (n_dlv != run.msgs_done ||
+		      (!no_pkts && n_pkt != run.pkts_delivered)))
+		mp_die("%s: counts not conserved: the run record says %llu messages "
 		    "and %llu packets delivered, the stream has %llu message and "
 		    "%llu packet records",
 		    input, (unsigned long long)run.msgs_done,
@@ -1149,10 +1242,62 @@ int main(int argc, char *argv[])
 		  have_node ? (double)max_node + 1 : NAN;
 	g.pe_time = pe_time;
 	g.offered = offered;
-	g.status = nruns ? status_names[status] : NULL;
+
+	/* Saturation judged by throughput too: over the second half of the
+	 * input, the packets accepted (ejected by the end of the input)
+	 * against those offered (arrived). A stable run's deficit is the
+	 * change in what is queued and in flight, a few packets per node;
+	 * a saturated one's grows with the run. */
+	int run_status = status, sat_judged = 0, sat_thru = 0;
+	const char *sat_why = NULL;
+	uint64_t half_t = 0, half_off = 0, half_acc = 0;
+	double half_def = NAN;
+	if (no_pkts)
+		sat_why = "no packet records";
+	else if (nmarks == 0)
+		sat_why = "no end-of-input mark";
+	else if (nmarks > 1)
+		sat_why = "several runs concatenated";
+	else if (!(g.nodes > 0))
+		sat_why = "number of nodes unknown";
+	else {
+		uint64_t w = tb_offered.width > tb_accepted.width ?
+			     tb_offered.width : tb_accepted.width;
+		tb_widen(&tb_offered, w);
+		tb_widen(&tb_accepted, w);
+		size_t b = (size_t)((mark_t / 2 + w - 1) / w);
+		half_t = (uint64_t)b * w;
+		if (b >= TB_BINS || half_t >= mark_t) {
+			sat_why = "input too short";
+		} else {
+			sat_judged = 1;
+			half_off = tb_sum_from(&tb_offered, b);
+			half_acc = tb_sum_from(&tb_accepted, b);
+			half_def = ((double)half_off - (double)half_acc) /
+				   g.nodes;
+			sat_thru = (double)half_acc < 0.99 * (double)half_off &&
+				   half_def > 2.0;
+			if (sat_thru)
+				status = worse_status(status, MP_RUN_SATURATED);
+		}
+	}
+	g.status = nruns || sat_thru ? status_names[status] : NULL;
 	g.have_window = ws != UINT64_MAX;
 	g.wstart = g.have_window ? ws : 0;
 	g.wend = nruns ? run.t_end : t_last;
+	g.makespan = n_dlv ? (double)makespan : NAN;
+	g.trace_end = nrel ? (double)trace_rel : n_dlv ? (double)trace_dlv : NAN;
+	g.dw_mean = nrel ? mp_moments_mean(dw) : NAN;
+	g.dw_p99 = nrel ? mp_hist_quantile(dwh, 0.99) : NAN;
+	mp_moments_free(dw);
+	mp_hist_free(dwh);
+	if (!mp_hdr_deps(h))
+		ntext -= 4;
+	/* A replay's input ends when its trace does, long before most of
+	 * its deliveries for a short trace: its window runs to the last
+	 * delivery instead of the end-of-input mark. */
+	if (mp_hdr_get(h, "replay"))
+		nmarks = 0;
 	if (nmarks == 1) {
 		g.wend = mark_t;
 		g.marked = 1;
@@ -1192,7 +1337,7 @@ int main(int argc, char *argv[])
 		print_sep(rows, nrows, &g, out == OUT_CSV);
 	} else {
 		print_text(rows, nrows, &g);
-		switch (nruns ? status : -1) {
+		switch (nruns || sat_thru ? status : -1) {
 		case MP_RUN_OK:
 			printf("# status: ok\n");
 			break;
@@ -1212,6 +1357,22 @@ int main(int argc, char *argv[])
 			printf("# status: unknown (no run record)\n");
 			break;
 		}
+		printf("# saturation: run record: %s; second half of the input",
+		       nruns ? status_names[run_status] : "none");
+		if (sat_judged)
+			printf(" [%llu, %llu]: accepted %llu of %llu packets "
+			       "offered (%.4f; %.1f per node short): %s "
+			       "(saturated below 0.99 and over 2 per node "
+			       "short)\n",
+			       (unsigned long long)half_t,
+			       (unsigned long long)mark_t,
+			       (unsigned long long)half_acc,
+			       (unsigned long long)half_off,
+			       half_off ? (double)half_acc / (double)half_off :
+					  1.0,
+			       half_def, sat_thru ? "saturated" : "ok");
+		else
+			printf(": not judged (%s)\n", sat_why);
 		printf("# warm-up: ");
 		if (have_wn)
 			printf("messages with id < %llu%s",
@@ -1234,8 +1395,10 @@ int main(int argc, char *argv[])
 			if (unit)
 				printf(" (unit: %s)", unit);
 			if (g.marked)
-				printf(", to the last arrival (throughput: packets "
-				       "ejected by then)");
+				printf(", to the last arrival (throughput: %s "
+				       "by then)", no_pkts ?
+				       "packets of the messages completed" :
+				       "packets ejected");
 			if (g.have_ut)
 				printf("; utilization over [%llu, %llu]%s",
 				       (unsigned long long)g.ut1,
@@ -1253,6 +1416,9 @@ int main(int argc, char *argv[])
 		}
 		printf("# counts: %llu messages and %llu packets read",
 		       (unsigned long long)n_dlv, (unsigned long long)n_pkt);
+		if (no_pkts)
+			printf(" (the stream has no packet records: netrun "
+			       "--no-packets; no packet latency)");
 		if (nruns)
 			printf("; as the run record says (%llu messages in, %llu "
 			       "packets injected, %llu in flight, %llu queued)\n",

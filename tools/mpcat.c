@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mp_csv.h"
+#include "mp_prog.h"
 #include "mp_record.h"
 #include "mp_stream.h"
 #include "mp_util.h"
@@ -26,7 +27,7 @@ enum { M_NONE, M_HEADER, M_COUNT, M_CSV, M_FROM_CSV, M_COPY };
 /* What the options asked for. */
 struct opts {
 	int mode;
-	int count, csv, from_csv, header, meta, raw;
+	int count, csv, force, from_csv, header, meta, raw;
 	const char *kind, *output, *rec;
 	char **sets;
 	size_t nsets;
@@ -44,19 +45,20 @@ struct inputs {
 };
 
 static const char *out_name = "stdout";
-static int out_unlink; /* -o named a regular file: remove it on failure */
+static char *out_tmp; /* -o's temporary name until renamed on success */
 static const char *out_path;
 
 static void usage(FILE *fp)
 {
 	fputs("usage: mpcat [-Hn] [file ...]\n"
 	      "       mpcat -c [-m] [-o file] [-r rec] [file ...]\n"
-	      "       mpcat -C [--raw] [-k kind] [-o file] [-r rec] "
+	      "       mpcat -C [-f] [--raw] [-k kind] [-o file] [-r rec] "
 	      "[-s key=value] ... [csvfile]\n"
 	      "       mpcat [--raw] [-o file] file ...\n"
 	      "\n"
 	      "  -C, --from-csv     read CSV, write a stream\n"
 	      "  -c, --csv          dump the records of one kind as CSV\n"
+	      "  -f, --force        with -C: write the stream to a terminal too\n"
 	      "  -H, --header       print the header of the first stream\n"
 	      "  -h, --help         print this help and exit\n"
 	      "  -k, --kind KIND    stream kind for -C: messages, injections,\n"
@@ -67,7 +69,7 @@ static void usage(FILE *fp)
 	      "  -o, --output FILE  write to FILE instead of standard output\n"
 	      "      --raw          write the stream uncompressed\n"
 	      "  -r, --rec REC      record kind for -c and -C: msg, inj, pkt,\n"
-	      "                     dlv, util, run\n"
+	      "                     dlv, util, run, dep, rel\n"
 	      "  -s, --set KEY=VAL  with -C: set a metadata entry (repeatable)\n"
 	      "\n"
 	      "With no mode, streams are copied into one stream; when standard\n"
@@ -87,20 +89,12 @@ static void errx_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Bad usage: a message (if any), the usage, exit 2. */
-MP_PRINTF(1, 2)
-static _Noreturn void bad_usage(const char *fmt, ...)
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
 {
-	if (fmt) {
-		va_list ap;
-		fputs("mpcat: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	usage(stderr);
-	exit(2);
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* The main record of a stream kind: what -c and -C use by default. */
@@ -123,8 +117,8 @@ static int parse_rec(const char *name)
 {
 	int tag = mp_rec_tag(name);
 	if (tag == 0 || tag == MP_REC_END)
-		bad_usage("--rec: unknown record kind '%s' (msg, inj, pkt, dlv, "
-			  "util, run)", name);
+		mp_usage_error("--rec: unknown record kind '%s' (msg, inj, pkt, dlv, "
+			  "util, run, dep, rel)", name);
 	return tag;
 }
 
@@ -157,14 +151,12 @@ static int valid_key(const char *k, size_t n)
  */
 static int open_output(const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	mp_err err;
+	int fd = mp_tmpout_open(path, &out_tmp, &err);
 	if (fd < 0) {
-		errx_msg("%s: %s", path, strerror(errno));
+		errx_msg("%s", err.msg);
 		return -1;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		out_unlink = 1;
 	if (fd != 1) {
 		if (dup2(fd, 1) < 0) {
 			errx_msg("%s: %s", path, strerror(errno));
@@ -190,8 +182,8 @@ static void discard_output(void)
 		dup2(fd, 1);
 		close(fd);
 	}
-	if (out_unlink)
-		unlink(out_path);
+	mp_tmpout_discard(out_tmp);
+	out_tmp = NULL;
 }
 
 /* Report a library write error "stdout: what" under the output's name. */
@@ -324,7 +316,7 @@ static int check_rec(const mp_rec *rec, uint64_t nodes, uint64_t *last_time,
 			return 0;
 		return -1;
 	case MP_REC_UTIL:
-		if (rec->util.scope > MP_UTIL_PORT)
+		if (rec->util.scope > MP_UTIL_INTERNAL_INPUT_END)
 			snprintf(what, cap, "bad utilization record (scope %u)",
 				 rec->util.scope);
 		else if (rec->util.refused > rec->util.busy)
@@ -690,13 +682,20 @@ static int run_from_csv(const char *path, const struct opts *o, int argc,
 		mp_csv_close(cr);
 		return 1;
 	}
-	uint64_t last_time = 0;
+	uint64_t last_time = 0, row = 0;
+	/* Message ids must be unique: without an id column, number the
+	 * messages in row order (as wlgen --replay does), not all 0. */
+	int number = (tag == MP_REC_MSG || tag == MP_REC_INJ) &&
+		     mp_csv_col(cr, "id") < 0;
 	while ((rc = mp_csv_next(cr)) > 0) {
 		if (mp_csv_to_rec(cr, tag, &rec, &err) < 0) {
 			errx_msg("%s", err.msg);
 			failed = 1;
 			break;
 		}
+		if (number)
+			rec.msg.id = row;
+		row++;
 		if (check_rec(&rec, nodes, &last_time, what, sizeof what) < 0) {
 			errx_msg("%s: line %llu: %s", name,
 				 (unsigned long long)mp_csv_line(cr), what);
@@ -726,6 +725,7 @@ int main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, 'n' },
 		{ "csv", no_argument, NULL, 'c' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "from-csv", no_argument, NULL, 'C' },
 		{ "header", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
@@ -742,7 +742,13 @@ int main(int argc, char *argv[])
 	static char **pargv;
 	int c;
 
-	signal(SIGPIPE, SIG_IGN);
+	mp_prog_init("mpcat", usage);
+
+	/* A closed pipe downstream ends mpcat as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	/* getopt_long permutes argv: keep the command line for provenance. */
 	int pargc = argc - 1;
 	pargv = malloc((size_t)argc * sizeof *pargv);
@@ -755,7 +761,7 @@ int main(int argc, char *argv[])
 		pargv[i - 1] = argv[i];
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":CcHhk:mno:r:s:", longopts,
+	while ((c = getopt_long(argc, argv, ":CcfHhk:mno:r:s:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'C':
@@ -772,7 +778,7 @@ int main(int argc, char *argv[])
 			return out_close() < 0 ? 1 : 0;
 		case 'k':
 			if (!mp_kind_from_name(optarg))
-				bad_usage("--kind: unknown stream kind '%s' "
+				mp_usage_error("--kind: unknown stream kind '%s' "
 					  "(messages, injections, deliveries, "
 					  "utilization)", optarg);
 			o.kind = optarg;
@@ -796,48 +802,52 @@ int main(int argc, char *argv[])
 		case 's': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || !valid_key(optarg, (size_t)(eq - optarg)))
-				bad_usage("--set: '%s' is not key=value (keys "
+				mp_usage_error("--set: '%s' is not key=value (keys "
 					  "are made of a-z, 0-9, '_' and '.')",
 					  optarg);
 			if (strncmp(optarg, "kind=", 5) == 0 ||
 			    strncmp(optarg, "layout.", 7) == 0)
-				bad_usage("--set: '%.*s' is not a metadata key "
+				mp_usage_error("--set: '%.*s' is not a metadata key "
 					  "you can set (use --kind for the kind)",
 					  (int)(eq - optarg), optarg);
 			if (!printable(eq + 1))
-				bad_usage("--set: the value of '%.*s' holds a "
+				mp_usage_error("--set: the value of '%.*s' holds a "
 					  "control character",
 					  (int)(eq - optarg), optarg);
 			o.sets[o.nsets++] = optarg;
 			break;
 		}
-		case ':':
-			if (strncmp(argv[optind - 1], "--", 2) == 0)
-				bad_usage("option '%s' needs a value",
-					  argv[optind - 1]);
-			bad_usage("option '-%c' needs a value", optopt);
-		default:
-			if (optopt && strncmp(argv[optind - 1], "--", 2) != 0)
-				bad_usage("unknown option '-%c'", optopt);
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+		case 'f':
+			o.force = 1;
+			break;
+		default: {
+			mp_err err;
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			mp_usage_error("%s", err.msg);
+		}
 		}
 	}
 	argc -= optind;
 	argv += optind;
 
 	if (o.csv + o.from_csv + (o.header || o.count) > 1)
-		bad_usage("-c, -C and -H/-n are different modes: choose one");
+		mp_usage_error("-c, -C and -H/-n are different modes: choose one");
 	if (o.meta && !o.csv)
-		bad_usage("--meta goes with --csv");
+		mp_usage_error("--meta goes with --csv");
 	if ((o.kind || o.nsets) && !o.from_csv)
-		bad_usage("--kind and --set go with --from-csv");
+		mp_usage_error("--kind and --set go with --from-csv");
 	if (o.rec && !o.csv && !o.from_csv)
-		bad_usage("--rec goes with --csv or --from-csv");
+		mp_usage_error("--rec goes with --csv or --from-csv");
 	if (o.raw && (o.csv || o.header || o.count))
-		bad_usage("--raw goes with --from-csv or a copy");
+		mp_usage_error("--raw goes with --from-csv or a copy");
 	if (o.from_csv && argc > 1)
-		bad_usage("--from-csv reads one CSV file");
+		mp_usage_error("--from-csv reads one CSV file");
 
+	if (o.from_csv && !o.output && isatty(1) && !o.force)
+		mp_usage_error("standard output is a terminal: -C writes a binary "
+			  "stream; pipe it, use -o FILE, or force with -f");
+	if (o.force && !o.from_csv)
+		mp_usage_error("--force goes with --from-csv");
 	if (o.from_csv)
 		o.mode = M_FROM_CSV;
 	else if (o.csv)
@@ -850,11 +860,15 @@ int main(int argc, char *argv[])
 		o.mode = M_COPY;
 	else {
 		if (argc == 0 && isatty(0))
-			bad_usage(NULL);
+			mp_usage_error("standard input is a terminal: give a stream "
+				  "file or pipe one in");
 		o.mode = M_HEADER;
 		o.header = 1;
 	}
 
+	if (o.mode != M_FROM_CSV && argc == 0 && isatty(0))
+		mp_usage_error("standard input is a terminal: give a stream file or "
+			  "pipe one in");
 	static char *stdin_only[] = { (char *)"-" };
 	struct inputs in;
 	memset(&in, 0, sizeof in);
@@ -882,8 +896,17 @@ int main(int argc, char *argv[])
 		break;
 	}
 	in_close(&in);
-	if (rc != 0)
+	if (rc != 0) {
 		discard_output();
+	} else if (out_tmp) {
+		mp_err err;
+		char *t = out_tmp;
+		out_tmp = NULL;
+		if (mp_tmpout_commit(t, out_path, &err) < 0) {
+			errx_msg("%s", err.msg);
+			rc = 1;
+		}
+	}
 	free(pargv);
 	free(o.sets);
 	return rc;

@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "mp_config.h"
+#include "mp_deps.h"
 #include "mp_hdrcfg.h"
 #include "mp_prog.h"
 #include "mp_sim.h"
@@ -49,7 +51,7 @@ static void usage(FILE *fp)
 "Simulate a fabric on a message stream (from wlgen or sched) read from\n"
 "file or standard input; write deliveries to standard output.\n"
 "\n"
-"  --preset NAME          po2 (default), fedx, torus or rs; other options\n"
+"  --preset NAME          po2 (default), fedx, torus, cmp or rs; other options\n"
 "                         override\n"
 "  --list-models          print the models and exit\n"
 "  --show-config          print the effective configuration and exit\n");
@@ -64,8 +66,13 @@ static void usage(FILE *fp)
 "\nRun options:\n"
 "  --check-interval T     units between saturation and deadlock checks\n"
 "  --deadlock-time T      no progress this long means deadlock\n"
+"  --dep-release max|gap  a message with dependencies (deps=1 streams) is\n"
+"                         released at the later of its trace time and its\n"
+"                         last dependency's delivery (max, the default), or\n"
+"                         that delivery plus the trace gap between them (gap)\n"
 "  --eager-retries        an event for every refused attempt (slow; to\n"
 "                         check the retry-loop shortcut against)\n"
+"  -f, --force            write the binary stream to a terminal too\n"
 "  -k, --keep-going       on saturation, mark the run and go on (exit 0)\n"
 "  --max-backlog P        saturated past P packets queued per node\n"
 "  --no-packets           do not write per-packet records\n"
@@ -80,16 +87,26 @@ static void usage(FILE *fp)
 "  -h, --help             this help\n");
 }
 
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
+{
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 enum {
-	O_CHECK_INTERVAL = 256, O_DEADLOCK_TIME, O_EAGER_RETRIES, O_LIST_MODELS,
-	O_MAX_BACKLOG, O_NO_PACKETS, O_PRESET, O_RAW, O_SEED, O_SELF_CHECK,
-	O_SHOW_CONFIG, O_UTIL_INTERVAL
+	O_CHECK_INTERVAL = 256, O_DEADLOCK_TIME, O_DEP_RELEASE, O_EAGER_RETRIES,
+	O_LIST_MODELS, O_MAX_BACKLOG, O_NO_PACKETS, O_PRESET, O_RAW, O_SEED,
+	O_SELF_CHECK, O_SHOW_CONFIG, O_UTIL_INTERVAL
 };
 
 static const struct option runopts[] = {
 	{ "check-interval", required_argument, NULL, O_CHECK_INTERVAL },
 	{ "deadlock-time", required_argument, NULL, O_DEADLOCK_TIME },
+	{ "dep-release", required_argument, NULL, O_DEP_RELEASE },
 	{ "eager-retries", no_argument, NULL, O_EAGER_RETRIES },
+	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "keep-going", no_argument, NULL, 'k' },
 	{ "list-models", no_argument, NULL, O_LIST_MODELS },
@@ -142,12 +159,152 @@ static void build_longopts(void)
 
 struct out {
 	mp_writer *w;
+	mp_deps *deps;  /* closed-loop replay (deps=1 streams), or NULL */
+	mp_sim *f;
+	int in_run;     /* inside mp_sim_run */
+	int yielded;    /* a delivery released messages during the run */
 };
 
 static int emit(void *ctx, const mp_rec *rec)
 {
 	struct out *o = ctx;
+	if (o->deps && rec->tag == MP_REC_DLV) {
+		int n = mp_deps_delivered(o->deps, rec->dlv.id, rec->dlv.t_done);
+		if (n < 0)
+			return -1;
+		if (n > 0 && o->in_run) {
+			o->yielded = 1;
+			mp_sim_yield(o->f);
+		}
+	}
 	return mp_writer_put(o->w, rec);
+}
+
+/* Give up on the output and exit 1 with a located message. */
+MP_PRINTF(2, 3)
+MP_NORETURN static void fail_out(struct out *o, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	mp_writer_abort(o->w);
+	mp_die("%s", buf);
+}
+
+/*
+ * The next record of the input into *rec; 0 at its end. Exits on a bad
+ * stream.
+ */
+static int next_rec(mp_reader *r, struct out *o, mp_rec *rec)
+{
+	int rc = mp_reader_next(r, rec);
+	if (rc < 0)
+		fail_out(o, "%s", mp_reader_error(r));
+	return rc;
+}
+
+/*
+ * Closed-loop replay of a deps=1 stream: a message is released when its
+ * trace time has come and all it waits for was delivered (mp_deps), so
+ * the fabric runs up to the earlier of the next input message and the
+ * next release, and returns early (mp_sim_yield) when a delivery
+ * released something. A message to its own node is delivered locally.
+ * Returns the status that ended the run (MP_SIM_OK once the input is
+ * read and every message released).
+ */
+static int run_deps(mp_reader *r, mp_sim *f, struct out *o, uint64_t *nread)
+{
+	const char *in = mp_reader_name(r);
+	mp_rec look;
+	struct mp_msg cur;
+	int have_look = 0, have_cur = 0, eof = 0, st;
+	mp_err err;
+
+	for (;;) {
+		while (!have_cur && !eof) {
+			if (!have_look && !next_rec(r, o, &look)) {
+				eof = 1;
+				break;
+			}
+			have_look = 0;
+			if (look.tag == MP_REC_DEP)
+				fail_out(o, "%s: record %llu: dep record of message "
+					    "%llu follows no message", in,
+					 (unsigned long long)mp_reader_recno(r),
+					 (unsigned long long)look.dep.msg);
+			if (look.tag != MP_REC_MSG && look.tag != MP_REC_INJ) {
+				if (mp_writer_put(o->w, &look) < 0)
+					return MP_SIM_ERROR;
+				continue;
+			}
+			cur = look.msg;
+			have_cur = 1;
+			if (mp_deps_open(o->deps, &cur, &err) < 0)
+				fail_out(o, "%s", err.msg);
+			for (;;) {
+				if (!next_rec(r, o, &look)) {
+					eof = 1;
+					break;
+				}
+				if (look.tag != MP_REC_DEP) {
+					have_look = 1;
+					break;
+				}
+				if (mp_deps_dep(o->deps, &look.dep, &err) < 0)
+					fail_out(o, "%s: record %llu: %s", in,
+						 (unsigned long long)
+							 mp_reader_recno(r),
+						 err.msg);
+			}
+		}
+		uint64_t t_rel = 0;
+		int has_rel = mp_deps_peek(o->deps, &t_rel);
+		uint64_t until;
+		if (have_cur && (!has_rel || cur.time < t_rel))
+			until = cur.time;
+		else if (has_rel)
+			until = t_rel;
+		else if (mp_deps_held(o->deps) > 0 || mp_sim_busy(f))
+			until = UINT64_MAX; /* deliveries will release them */
+		else
+			return MP_SIM_OK;
+		o->yielded = 0;
+		o->in_run = 1;
+		st = mp_sim_run(f, until);
+		o->in_run = 0;
+		if (st != MP_SIM_OK)
+			return st;
+		if (o->yielded)
+			continue;
+		if (until == UINT64_MAX) {
+			/* The fabric emptied and released nothing. */
+			if (mp_deps_held(o->deps) == 0)
+				continue;
+			fail_out(o, "%s: %llu messages wait for messages never "
+				    "delivered", in,
+				 (unsigned long long)mp_deps_held(o->deps));
+		}
+		if (has_rel && t_rel == until) {
+			struct mp_msg m;
+			mp_rec rel;
+			mp_deps_pop(o->deps, &m, &rel.rel);
+			if (mp_writer_put(o->w, &rel) < 0)
+				return MP_SIM_ERROR;
+			/* issue 17: a message to its own node never enters
+			 * the network. */
+			int rc = m.src == m.dst ? mp_sim_local(f, &m) :
+						  mp_sim_add(f, &m);
+			if (rc < 0)
+				return MP_SIM_ERROR;
+		} else {
+			if (mp_deps_close(o->deps, cur.time, &err) < 0)
+				fail_out(o, "%s: %s", in, err.msg);
+			have_cur = 0;
+			(*nread)++;
+		}
+	}
 }
 
 static double wall(void)
@@ -178,24 +335,28 @@ int main(int argc, char **argv)
 	int show = 0, raw = 0, verbose = 0, quiet = 0, c;
 	const char *outpath = NULL;
 	mp_err err;
-	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0;
+	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0, force = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
 	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
+	int dep_mode = MP_DEP_MAX;
 
-	signal(SIGPIPE, SIG_IGN);
+	/* A closed pipe downstream ends netrun as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	mp_prog_init(prog, usage);
 	build_longopts();
 	mp_cfg_init(&cfg);
 	/* The preset goes first, whatever its place on the command line. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":fhko:qv", longopts, NULL)) != -1)
 		if (c == O_PRESET && mp_cfg_preset(&cfg, optarg, &err) < 0)
 			mp_usage_error("%s", err.msg);
 	if (!cfg.preset[0])
 		mp_cfg_preset(&cfg, "po2", NULL);
-	opterr = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hko:qv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fhko:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			mp_usage_help();
@@ -222,6 +383,15 @@ int main(int argc, char **argv)
 					 "--deadlock-time", &err) < 0)
 				mp_usage_error("%s", err.msg);
 			have_dl = 1;
+			break;
+		case O_DEP_RELEASE:
+			if (strcmp(optarg, "max") == 0)
+				dep_mode = MP_DEP_MAX;
+			else if (strcmp(optarg, "gap") == 0)
+				dep_mode = MP_DEP_GAP;
+			else
+				mp_usage_error("--dep-release: '%s' is not max or gap",
+					  optarg);
 			break;
 		case O_EAGER_RETRIES:
 			eager = 1;
@@ -265,8 +435,12 @@ int main(int argc, char **argv)
 			have_util = 1;
 			break;
 		case '?':
-			usage(stderr);
-			return 2;
+		case ':':
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			mp_usage_error("%s", err.msg);
+		case 'f':
+			force = 1;
+			break;
 		default: {
 			if (c < OPT_BASE || (size_t)(c - OPT_BASE) >= ntopts) {
 				usage(stderr);
@@ -311,6 +485,14 @@ int main(int argc, char **argv)
 		fo.max_backlog = max_bl;
 
 	const char *inpath = argc ? argv[0] : "-";
+	if (strcmp(inpath, "-") == 0 && isatty(STDIN_FILENO))
+		mp_usage_error("standard input is a terminal: give a file or pipe a "
+			  "stream (wlgen ... | netrun)");
+	if ((!outpath || strcmp(outpath, "-") == 0) &&
+	    isatty(STDOUT_FILENO) && !force)
+		mp_usage_error("standard output is a terminal: netrun writes a "
+			  "binary stream; pipe it, use -o FILE, or force with "
+			  "-f");
 	mp_reader *r = mp_reader_open(inpath, &err);
 	if (!r)
 		mp_die("%s", err.msg);
@@ -324,7 +506,7 @@ int main(int argc, char **argv)
 	if (mp_ni_policy_read(ih, &pol, &err) < 0)
 		mp_die("%s: %s", in, err.msg);
 
-	struct out out = { NULL };
+	struct out out = { .w = NULL };
 	mp_sim *f = mp_sim_new(mp_model_find(cfg.model), &cfg, &pol, &fo, emit, &out, &err);
 	if (!f)
 		mp_usage_error("%s", err.msg);
@@ -338,6 +520,15 @@ int main(int argc, char **argv)
 		mp_die("out of memory");
 	mp_hdr_set_kind(oh, MP_KIND_DELIVERIES);
 	set_fabric_meta(oh, &cfg, f, seed);
+	/* Readers must know an absent packet record is not a lost one. */
+	mp_hdr_set(oh, "pkt_records", no_packets ? "0" : "1");
+	if (mp_hdr_deps(ih)) {
+		mp_hdr_set(oh, "dep_release", dep_mode == MP_DEP_GAP ? "gap" :
+								       "max");
+		out.f = f;
+		if (!(out.deps = mp_deps_new(dep_mode)))
+			mp_die("out of memory");
+	}
 	mp_hdr_add_prov(oh, prog, argc + optind - 1, argv - optind + 1, 1, seed);
 	out.w = mp_writer_open(outpath, oh, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(oh);
@@ -349,7 +540,11 @@ int main(int argc, char **argv)
 	mp_rec rec;
 	int st = MP_SIM_OK, rc;
 	uint64_t nread = 0;
-	for (;;) {
+	for (; out.deps;) {
+		st = run_deps(r, f, &out, &nread);
+		break;
+	}
+	for (; !out.deps;) {
 		rc = mp_reader_next(r, &rec);
 		if (rc < 0) {
 			mp_writer_abort(out.w);
@@ -454,5 +649,6 @@ int main(int argc, char **argv)
 	}
 	mp_reader_close(r);
 	mp_sim_free(f);
+	mp_deps_free(out.deps);
 	return status;
 }

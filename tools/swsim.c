@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_prog.h"
 #include "mp_rng.h"
 #include "mp_stats.h"
 #include "mp_util.h"
@@ -161,40 +162,12 @@ static void usage(FILE *fp)
 		MAX_PORTS, MAX_B, DEF_CYCLES, DEF_BATCHES);
 }
 
-static void die_usage(const char *fmt, ...) MP_PRINTF(1, 2) __attribute__((noreturn));
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("; try '" PROG " -h'\n", stderr);
-	exit(2);
-}
-
-static void die(const char *fmt, ...) MP_PRINTF(1, 2) __attribute__((noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
 static void *xcalloc(size_t n, size_t sz)
 {
 	void *p = calloc(n ? n : 1, sz);
 
 	if (!p)
-		die("out of memory");
+		mp_die("out of memory");
 	return p;
 }
 
@@ -204,7 +177,7 @@ static uint64_t parse_u64(const char *s, uint64_t min, uint64_t max, const char 
 	mp_err err;
 
 	if (mp_parse_u64(s, min, max, &v, what, &err) < 0)
-		die_usage("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	return v;
 }
 
@@ -218,7 +191,7 @@ static void parse_pair(const char *s, const char *what, unsigned min1,
 
 	if (!comma || (size_t)(comma - s) >= sizeof buf || comma == s ||
 	    comma[1] == '\0')
-		die_usage("%s: '%s' is not two numbers A,B", what, s);
+		mp_usage_error("%s: '%s' is not two numbers A,B", what, s);
 	memcpy(buf, s, (size_t)(comma - s));
 	buf[comma - s] = '\0';
 	*a = (unsigned)parse_u64(buf, min1, max1, what);
@@ -236,7 +209,7 @@ static void parse_topo(const char *s, struct cfg *c)
 		parse_pair(s + 6, "--topo omega", 2, MAX_PORTS, 1, 64, &c->k,
 			   &c->n);
 	} else {
-		die_usage("--topo: unknown topology '%s' (kary:K,N or omega:A,S)", s);
+		mp_usage_error("--topo: unknown topology '%s' (kary:K,N or omega:A,S)", s);
 	}
 }
 
@@ -252,15 +225,15 @@ static unsigned parse_loads(const char *s, double *loads)
 		mp_err err;
 
 		if (n == MAX_LOADS)
-			die_usage("--load: more than %d loads", MAX_LOADS);
+			mp_usage_error("--load: more than %d loads", MAX_LOADS);
 		if (len == 0 || len >= sizeof buf)
-			die_usage("--load: '%s' is not a list of loads", s);
+			mp_usage_error("--load: '%s' is not a list of loads", s);
 		memcpy(buf, p, len);
 		buf[len] = '\0';
 		if (mp_parse_double(buf, 0.0, 1.0, 0, &loads[n], "--load", &err) < 0)
-			die_usage("%s", err.msg);
+			mp_usage_error("%s", err.msg);
 		if (loads[n] <= 0.0)
-			die_usage("--load: %s is out of range (0, 1]", buf);
+			mp_usage_error("--load: %s is out of range (0, 1]", buf);
 		n++;
 		if (!e)
 			break;
@@ -307,7 +280,7 @@ static void feed_kary(const struct cfg *c, double load, struct feed *f)
 
 	for (unsigned d = 0; d < n; d++) {
 		if (nodes > MAX_NODES / k)
-			die_usage("--topo kary:%u,%u: more than %lu nodes", k, n,
+			mp_usage_error("--topo kary:%u,%u: more than %lu nodes", k, n,
 				  (unsigned long)MAX_NODES);
 		nodes *= k;
 	}
@@ -362,7 +335,7 @@ static void feed_omega(const struct cfg *c, double load, struct feed *f)
 
 	for (unsigned d = 0; d < s; d++) {
 		if (nodes > MAX_TERMINALS / a)
-			die_usage("--topo omega:%u,%u: more than %d terminals", a, s,
+			mp_usage_error("--topo omega:%u,%u: more than %d terminals", a, s,
 				  MAX_TERMINALS);
 		nodes *= a;
 	}
@@ -380,7 +353,7 @@ static void feed_omega(const struct cfg *c, double load, struct feed *f)
 				p = p - in + out;
 			}
 			if (p != dst)
-				die("omega:%u,%u: digit routing missed %lu -> %lu (internal error)",
+				mp_die("omega:%u,%u: digit routing missed %lu -> %lu (internal error)",
 				    a, s, (unsigned long)src, (unsigned long)dst);
 		}
 	f->ports = a;
@@ -704,7 +677,7 @@ static void arbitrate(struct sim *s)
 			/* space is freed as the last flit leaves */
 			struct input *in = &s->in[i];
 			if (in->rel_len == in->rel_cap)
-				die("internal error: release ring full");
+				mp_die("internal error: release ring full");
 			in->rel[(in->rel_head + in->rel_len) % in->rel_cap] =
 				(struct release){ now + b - 1, o };
 			in->rel_len++;
@@ -884,7 +857,7 @@ static void run(const struct cfg *c, const struct feed *f, struct result *r)
 		if (c->self_check) {
 			self_check(&s);
 			if (s.check_failed)
-				die("self-check: %s", s.check_msg);
+				mp_die("self-check: %s", s.check_msg);
 		}
 	}
 	memset(r, 0, sizeof *r);
@@ -1133,6 +1106,7 @@ int main(int argc, char **argv)
 	int ch;
 	mp_err err;
 
+	mp_prog_init(PROG, usage);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -1142,7 +1116,7 @@ int main(int argc, char **argv)
 			else if (strcmp(optarg, "oldest") == 0)
 				c.arb = ARB_OLDEST;
 			else
-				die_usage("--arb: unknown arbitration '%s' (rr or oldest)", optarg);
+				mp_usage_error("--arb: unknown arbitration '%s' (rr or oldest)", optarg);
 			break;
 		case OPT_BATCHES:
 			c.batches = (unsigned)parse_u64(optarg, 2, 1000, "--batches");
@@ -1158,16 +1132,16 @@ int main(int argc, char **argv)
 					found = 1;
 				}
 			if (!found)
-				die_usage("--buffer: unknown organization '%s' (fifo, safc, samq, damq or oq)",
+				mp_usage_error("--buffer: unknown organization '%s' (fifo, safc, samq, damq or oq)",
 					  optarg);
 			break;
 		}
 		case OPT_CONFIDENCE:
 			if (mp_parse_double(optarg, 0.0, 1.0, 0, &c.confidence,
 					    "--confidence", &err) < 0)
-				die_usage("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			if (c.confidence <= 0 || c.confidence >= 1)
-				die_usage("--confidence: %s is out of range (0, 1)", optarg);
+				mp_usage_error("--confidence: %s is out of range (0, 1)", optarg);
 			break;
 		case OPT_CSV:
 			c.csv = 1;
@@ -1176,7 +1150,7 @@ int main(int argc, char **argv)
 			c.cycles = parse_u64(optarg, 1, 1000000000000ULL, "--cycles");
 			break;
 		case 'h':
-			signal(SIGPIPE, SIG_IGN);
+			signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 			usage(stdout);
 			return finish();
 		case OPT_LOAD:
@@ -1208,48 +1182,45 @@ int main(int argc, char **argv)
 			c.warmup = parse_u64(optarg, 0, 1000000000000ULL, "--warmup");
 			warmup_given = 1;
 			break;
-		case ':':
-			die_usage("%s: missing argument", argv[optind - 1]);
-		default:
-			if (optopt > 0 && optopt < 256)
-				die_usage("-%c: unknown option", optopt);
-			if (optopt >= 256)
-				die_usage("%s: option takes no argument", argv[optind - 1]);
-			die_usage("%s: unknown option", argv[optind - 1]);
+		default: {
+			mp_err oe;
+			mp_opt_err(ch, optopt, argv[optind - 1], &oe);
+			mp_usage_error("%s", oe.msg);
+		}
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 0)
-		die_usage("unexpected argument '%s'", argv[0]);
+		mp_usage_error("unexpected argument '%s'", argv[0]);
 	if (topo_given && ports_given)
-		die_usage("--topo and --ports exclude each other");
+		mp_usage_error("--topo and --ports exclude each other");
 	if (!topo_given && !ports_given)
-		die_usage("give --topo or --ports");
+		mp_usage_error("give --topo or --ports");
 	if (!nloads)
-		die_usage("give --load");
+		mp_usage_error("give --load");
 	if (!topo_given)
 		c.topo = TOPO_BARE;
 	if (!warmup_given)
 		c.warmup = c.cycles / 10;
 	if (c.cycles < c.batches)
-		die_usage("--cycles %lu is fewer than --batches %u",
+		mp_usage_error("--cycles %lu is fewer than --batches %u",
 			  (unsigned long)c.cycles, c.batches);
 	unsigned k = c.topo == TOPO_KARY ? c.n + 1 :
 		     c.topo == TOPO_OMEGA ? c.k : c.ports;
 	if (k > MAX_PORTS)
-		die_usage("the switch would have %u ports (at most %d)", k, MAX_PORTS);
+		mp_usage_error("the switch would have %u ports (at most %d)", k, MAX_PORTS);
 	if (c.buf_flits && c.org != ORG_OQ) {
 		if (c.buf_flits < c.b)
-			die_usage("--buf-flits %lu is less than one %u-flit packet",
+			mp_usage_error("--buf-flits %lu is less than one %u-flit packet",
 				  (unsigned long)c.buf_flits, c.b);
 		if ((c.org == ORG_SAFC || c.org == ORG_SAMQ) &&
 		    static_share(c.buf_flits, k, c.b) == 0)
-			die_usage("--buf-flits %lu split over %u queues is less than one %u-flit packet each",
+			mp_usage_error("--buf-flits %lu split over %u queues is less than one %u-flit packet each",
 				  (unsigned long)c.buf_flits, k, c.b);
 	}
 
-	signal(SIGPIPE, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL); /* a closed pipe ends us as any writer */
 	static struct feed f;
 	for (unsigned li = 0; li < nloads; li++) {
 		make_feed(&c, loads[li], &f);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mp_config.h"
+#include "mp_prog.h"
 #include "mp_record.h"
 #include "mp_stream.h"
 #include "mp_util.h"
@@ -26,12 +27,14 @@ static const char synopsis[] =
 	"usage: wlgen [--preset NAME] [--size N | --topo SPEC] --load U\n"
 	"             (-n N | --duration T) [options]\n"
 	"       wlgen [--preset NAME] --replay FILE.csv [replay options]\n"
-	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n";
+	"       wlgen [--preset NAME] --netrace FILE.tra[.bz2] [replay options]\n"
+	"       wlgen [--preset NAME] --chains N [--think T] (-n N | --duration T)\n";
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
 	"  --preset NAME        fabric and workload preset (po2, fedx, torus,\n"
-	"                       rs; default po2); options override it\n"
-	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8\n"
+	"                       cmp, rs; default po2); options override it\n"
+	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8,\n"
+	"                       mesh:8x8\n"
 	"  --nodes N            fail unless the fabric has N nodes\n"
 	"  -n, --messages N     stop after N messages\n"
 	"  --duration T         stop at time T (units of the preset)\n"
@@ -51,6 +54,9 @@ static const char options_text[] =
 	"  --gt-load U          a separate guaranteed stream per node at load U\n"
 	"  --gt-length K        its message length in packets (default 1)\n"
 	"  --adaptive-share P   percentage of messages marked adaptive (route=2)\n"
+	"  --chains N           N request/response chains between random nodes,\n"
+	"                       each message waiting for the one before (deps)\n"
+	"  --think T            chains: mean think time between messages (100)\n"
 	"  --seed S             random seed (default 1)\n"
 	"  --replay FILE        replay a CSV trace (time,src,dst,packets|bytes)\n"
 	"  --netrace FILE       replay a Netrace trace (bzip2-compressed or not)\n"
@@ -58,43 +64,26 @@ static const char options_text[] =
 	"  --remap LIST         replay: node ids old:new,old:new...\n"
 	"  --remap-mod          replay: node ids modulo the node count\n"
 	"  --drop-self          replay: skip rows whose src equals dst\n"
+	"  --no-deps            Netrace: drop dependencies (open-loop replay)\n"
+	"  --region K           Netrace: only region K of the trace\n"
+	"  -f, --force          write the binary stream to a terminal too\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --raw                write uncompressed\n"
 	"  -h, --help           this help\n";
 
-/* Full help on standard output; the synopsis alone after an error. */
+/* Full help (-h). */
 static void usage(FILE *f)
 {
 	fputs(synopsis, f);
-	if (f == stdout)
-		fputs(options_text, f);
-	else
-		fputs("Try 'wlgen -h' for the options.\n", f);
+	fputs(options_text, f);
 }
 
-MP_PRINTF(1, 2)
-static void usage_error(const char *fmt, ...)
+/* Fatal signals: remove an -o file's temporary name, then die of it. */
+static void on_signal(int sig)
 {
-	va_list ap;
-	fputs("wlgen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
-	exit(2);
-}
-
-MP_PRINTF(1, 2)
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("wlgen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
+	mp_tmpout_unlink_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* Option codes beyond single letters. */
@@ -109,40 +98,96 @@ enum {
 
 /* Options that only make sense when generating, or when replaying. */
 static const char *const gen_only[] = {
-	"adaptive-share", "arrival", "dest", "gt-length", "gt-load", "gt-share",
+	"adaptive-share", "arrival", "chains", "dest", "gt-length", "gt-load", "gt-share",
 	"hot-load", "hot-nodes", "hot-share", "hot-spots", "load", "long",
-	"long-len", "short-max", "short-min", "uniform", "workload", NULL
+	"long-len", "short-max", "short-min", "think", "uniform", "workload",
+	NULL
 };
-static const char *const replay_only[] = { "drop-self", "remap", "remap-mod",
-					   "time-scale", NULL };
+static const char *const replay_only[] = { "drop-self", "no-deps", "region",
+					   "remap", "remap-mod", "time-scale",
+					   NULL };
+
+/*
+ * The dep records of message id (mp_workload_deps): its dependencies,
+ * MP_DEP_IDS to a record, the count of later messages naming it in the
+ * first. Returns 0, or -1 when a write failed.
+ */
+static int put_deps(mp_writer *wr, const mp_workload *w, uint64_t id)
+{
+	const uint64_t *after;
+	size_t n;
+	uint32_t users;
+	mp_workload_deps(w, &after, &n, &users);
+	for (size_t k = 0; k == 0 ? (n > 0 || users > 0) : k < n;
+	     k += MP_DEP_IDS) {
+		mp_rec r;
+		memset(&r, 0, sizeof r);
+		r.dep.tag = MP_REC_DEP;
+		r.dep.msg = id;
+		r.dep.users = k == 0 ? users : 0;
+		for (size_t j = 0; j < MP_DEP_IDS && k + j < n; j++)
+			r.dep.after[r.dep.n++] = after[k + j];
+		if (mp_writer_put(wr, &r) < 0)
+			return -1;
+	}
+	return 0;
+}
 
 /*
  * Open a Netrace trace for reading; a bzip2-compressed one (magic "BZh")
  * is read through `bzip2 -dc`, whose pid goes to *child. Returns the
  * descriptor of the uncompressed bytes; exits on failure.
  */
+/*
+ * FNV-1a (64-bit) of the bytes of the file at path, for the provenance of
+ * a replayed trace: a name says which file, the hash which contents.
+ * Exits on a read error.
+ */
+static uint64_t fnv1a64_file(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		mp_die("%s: %s", path, strerror(errno));
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			mp_die("%s: read failed: %s", path, strerror(errno));
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ull;
+		}
+	}
+	close(fd);
+	return h;
+}
+
 static int open_netrace(const char *path, pid_t *child)
 {
 	unsigned char m[3];
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
-		die("%s: %s", path, strerror(errno));
+		mp_die("%s: %s", path, strerror(errno));
 	if (pread(fd, m, 3, 0) != 3 || memcmp(m, "BZh", 3) != 0)
 		return fd;
 	int p[2];
 	if (pipe(p) < 0)
-		die("pipe: %s", strerror(errno));
+		mp_die("pipe: %s", strerror(errno));
 	pid_t pid = fork();
 	if (pid < 0)
-		die("fork: %s", strerror(errno));
+		mp_die("fork: %s", strerror(errno));
 	if (pid == 0) {
 		dup2(fd, 0);
 		dup2(p[1], 1);
 		close(fd);
 		close(p[0]);
 		close(p[1]);
-		/* wlgen ignores SIGPIPE; the decompressor must die of it
-		 * when wlgen stops reading early, not report an error. */
+		/* Whatever SIGPIPE disposition wlgen inherited, the
+		 * decompressor must die of it when wlgen stops reading early. */
 		signal(SIGPIPE, SIG_DFL);
 		/* Its diagnostics would only repeat ours. */
 		int null = open("/dev/null", O_WRONLY);
@@ -205,12 +250,14 @@ int main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "adaptive-share", required_argument, NULL, O_WL },
 		{ "arrival", required_argument, NULL, O_WL },
+		{ "chains", required_argument, NULL, O_WL },
 		{ "dest", required_argument, NULL, O_WL },
 		{ "drop-self", no_argument, NULL, O_WL },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "gt-length", required_argument, NULL, O_WL },
 		{ "gt-load", required_argument, NULL, O_WL },
 		{ "gt-share", required_argument, NULL, O_WL },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "hot-load", required_argument, NULL, O_WL },
 		{ "hot-nodes", required_argument, NULL, O_WL },
@@ -221,11 +268,13 @@ int main(int argc, char *argv[])
 		{ "long-len", required_argument, NULL, O_WL },
 		{ "messages", required_argument, NULL, 'n' },
 		{ "netrace", required_argument, NULL, O_WL },
+		{ "no-deps", no_argument, NULL, O_WL },
 		{ "nodes", required_argument, NULL, O_NODES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "payload", required_argument, NULL, O_WL },
 		{ "preset", required_argument, NULL, O_PRESET },
 		{ "raw", no_argument, NULL, O_RAW },
+		{ "region", required_argument, NULL, O_WL },
 		{ "remap", required_argument, NULL, O_WL },
 		{ "remap-mod", no_argument, NULL, O_WL },
 		{ "replay", required_argument, NULL, O_WL },
@@ -233,6 +282,7 @@ int main(int argc, char *argv[])
 		{ "short-max", required_argument, NULL, O_WL },
 		{ "short-min", required_argument, NULL, O_WL },
 		{ "size", required_argument, NULL, O_FABRIC },
+		{ "think", required_argument, NULL, O_WL },
 		{ "time-scale", required_argument, NULL, O_WL },
 		{ "topo", required_argument, NULL, O_FABRIC },
 		{ "uniform", no_argument, NULL, O_WL },
@@ -243,7 +293,7 @@ int main(int argc, char *argv[])
 	char **orig_argv = argv;
 	const char *preset = "po2", *out = NULL;
 	uint64_t nmsgs = 0, duration = 0, nodes = 0;
-	int has_n = 0, has_dur = 0, raw = 0;
+	int has_n = 0, has_dur = 0, raw = 0, force = 0;
 	size_t nwl = 0, nfab = 0;
 	mp_err err;
 	int c, idx;
@@ -251,22 +301,31 @@ int main(int argc, char *argv[])
 	wl = calloc((size_t)argc + 1, sizeof *wl);
 	fab = calloc((size_t)argc + 1, sizeof *fab);
 	if (!wl || !fab)
-		die("out of memory");
-	signal(SIGPIPE, SIG_IGN);
+		mp_die("out of memory");
+	mp_prog_init("wlgen", usage);
+
+	/* A closed pipe downstream ends wlgen as it would any writer. */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hn:o:", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fhn:o:", longopts, &idx)) != -1) {
 		switch (c) {
+		case 'f':
+			force = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			free(wl);
 			free(fab);
 			if (fclose(stdout) != 0)
-				die("stdout: write failed: %s", strerror(errno));
+				mp_die("stdout: write failed: %s", strerror(errno));
 			return 0;
 		case 'n':
 			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 50, &nmsgs,
 					 "-n", &err) < 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			has_n = 1;
 			break;
 		case 'o':
@@ -275,7 +334,7 @@ int main(int argc, char *argv[])
 		case O_DURATION:
 			if (mp_parse_u64(optarg, 0, UINT64_C(1) << 62, &duration,
 					 "--duration", &err) < 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			has_dur = 1;
 			break;
 		case O_FABRIC:
@@ -285,7 +344,7 @@ int main(int argc, char *argv[])
 		case O_NODES:
 			if (mp_parse_u64(optarg, 2, UINT32_MAX, &nodes, "--nodes",
 					 &err) < 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 			break;
 		case O_PRESET:
 			preset = optarg;
@@ -297,37 +356,33 @@ int main(int argc, char *argv[])
 			wl[nwl].name = longopts[idx].name;
 			wl[nwl++].val = optarg;
 			break;
-		case ':':
-			usage_error("%s: needs an argument", argv[optind - 1]);
-			break;
 		default:
-			if (optopt)
-				usage_error("-%c: unknown option", optopt);
-			usage_error("%s: unknown option", argv[optind - 1]);
+			mp_opt_err(c, optopt, argv[optind - 1], &err);
+			mp_usage_error("%s", err.msg);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 0)
-		usage_error("unexpected argument '%s'", argv[0]);
+		mp_usage_error("unexpected argument '%s'", argv[0]);
 
 	/* The preset first, then the command line, whatever its order. */
 	struct mp_cfg cfg;
 	struct mp_wl_cfg wc;
 	mp_cfg_init(&cfg);
 	if (mp_cfg_preset(&cfg, preset, &err) < 0)
-		usage_error("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	mp_wl_cfg_init(&wc);
 	if (mp_wl_set_words(&wc, mp_preset_workload(preset), &err) < 0)
-		die("preset %s: %s", preset, err.msg);
+		mp_die("preset %s: %s", preset, err.msg);
 	for (size_t i = 0; i < nfab; i++)
 		if (mp_cfg_set(&cfg, fab[i].name, fab[i].val, &err) != 0)
-			usage_error("%s", err.msg);
+			mp_usage_error("%s", err.msg);
 	/* Only the network's shape matters here (routing, buffers and the
 	 * like are netrun's business). */
 	mp_net *net = mp_cfg_net(&cfg, &err);
 	if (!net)
-		usage_error("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload };
 	/* A workload resets the lengths: apply it before the length options. */
 	for (int pass = 0; pass < 2; pass++)
@@ -337,16 +392,19 @@ int main(int argc, char *argv[])
 			if (first != (pass == 0))
 				continue;
 			if (mp_wl_set(&wc, wl[i].name, wl[i].val, &err) != 0)
-				usage_error("%s", err.msg);
+				mp_usage_error("%s", err.msg);
 		}
 	for (size_t i = 0; i < nwl; i++) {
 		if (wc.replay && listed(gen_only, wl[i].name))
-			usage_error("--%s: not used with --replay", wl[i].name);
+			mp_usage_error("--%s: not used with --replay", wl[i].name);
 		if (!wc.replay && listed(replay_only, wl[i].name))
-			usage_error("--%s: only used with --replay", wl[i].name);
+			mp_usage_error("--%s: only used with --replay", wl[i].name);
 	}
 	if (!wc.replay && !has_n && !has_dur)
-		usage_error("give -n or --duration");
+		mp_usage_error("give -n or --duration");
+	if ((!out || strcmp(out, "-") == 0) && isatty(STDOUT_FILENO) && !force)
+		mp_usage_error("standard output is a terminal: wlgen writes a "
+			    "binary stream; pipe it, use -o FILE, or force with -f");
 
 	pid_t unzip = -1;
 	if (wc.replay && wc.replay_fmt == MP_WL_NETRACE &&
@@ -354,27 +412,33 @@ int main(int argc, char *argv[])
 		wc.replay_fd = open_netrace(wc.replay, &unzip);
 	mp_workload *w = mp_workload_new(&wc, &shape, &err);
 	if (!w)
-		usage_error("%s", err.msg);
+		mp_usage_error("%s", err.msg);
 	if (nodes && mp_workload_nodes(w) != nodes)
-		usage_error("--nodes: the fabric (%s) has %u nodes, not %llu",
+		mp_usage_error("--nodes: the fabric (%s) has %u nodes, not %llu",
 			    mp_net_name(net), mp_workload_nodes(w),
 			    (unsigned long long)nodes);
 	if (mp_workload_start(w, &err) < 0) {
 		if (reap(unzip, wc.replay_fd) < 0)
-			die("%s: bzip2 -dc failed: the file is corrupt or "
+			mp_die("%s: bzip2 -dc failed: the file is corrupt or "
 			    "truncated", wc.replay);
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	}
 
 	mp_hdr *h = mp_hdr_new(MP_KIND_MESSAGES);
 	if (!h)
-		die("out of memory");
+		mp_die("out of memory");
 	if (mp_workload_describe(w, h) < 0) {
 		size_t ns;
 		mp_workload_hot_senders(w, &ns);
-		die("header: out of memory, or %zu hot senders are too many to "
+		mp_die("header: out of memory, or %zu hot senders are too many to "
 		    "list in a stream header", ns);
 	}
+	/* A trace read from standard input cannot be hashed before the
+	 * header goes out: it then has no hash. */
+	if (wc.replay && strcmp(wc.replay, "-") != 0 &&
+	    mp_hdr_setf(h, "replay.fnv1a64", "%016llx",
+			(unsigned long long)fnv1a64_file(wc.replay)) < 0)
+		mp_die("header: out of memory");
 	if (mp_hdr_set(h, "preset", preset) < 0 ||
 	    mp_hdr_set(h, "time_unit", mp_preset_time_unit(preset)) < 0 ||
 	    mp_hdr_setf(h, "packet_time", "%u", cfg.packet_time) < 0 ||
@@ -383,11 +447,11 @@ int main(int argc, char *argv[])
 	    (has_dur && mp_hdr_setf(h, "duration", "%llu",
 				    (unsigned long long)duration) < 0) ||
 	    mp_hdr_add_prov(h, "wlgen", orig_argc - 1, orig_argv + 1, 1, wc.seed) < 0)
-		die("header: out of memory");
+		mp_die("header: out of memory");
 	mp_writer *wr = mp_writer_open(out, h, raw ? MP_W_RAW : 0, &err);
 	mp_hdr_free(h);
 	if (!wr)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 
 	int tty = isatty(STDERR_FILENO), shown = 0;
 	double last = tty ? now() : 0;
@@ -399,9 +463,8 @@ int main(int argc, char *argv[])
 		int rc = mp_workload_next(w, &rec.msg);
 		if (rc < 0) {
 			/* Cut the stream short without a trailer, so a reader
-			 * downstream sees it truncated, not complete. */
-			if (out && strcmp(out, "-") != 0)
-				unlink(out);
+			 * downstream sees it truncated, not complete (an -o
+			 * file is left as it was). */
 			mp_writer_abort(wr);
 			if (reap(unzip, wc.replay_fd) < 0)
 				fprintf(stderr, "%swlgen: %s: bzip2 -dc failed: the "
@@ -420,6 +483,8 @@ int main(int argc, char *argv[])
 			break;
 		if (mp_writer_put(wr, &rec) < 0)
 			break;
+		if (put_deps(wr, w, rec.msg.id) < 0)
+			break;
 		count++;
 		if (tty && (count & 4095) == 0 && now() - last >= 0.25) {
 			last = now();
@@ -433,10 +498,8 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "\rwlgen: %llu messages, time %llu\n",
 			(unsigned long long)count, (unsigned long long)rec.msg.time);
 	if (reap(unzip, wc.replay_fd) < 0) {
-		if (out && strcmp(out, "-") != 0)
-			unlink(out);
 		mp_writer_abort(wr);
-		die("%s: bzip2 -dc failed: the file is corrupt or truncated",
+		mp_die("%s: bzip2 -dc failed: the file is corrupt or truncated",
 		    wc.replay);
 	}
 	mp_workload_free(w);
@@ -444,6 +507,6 @@ int main(int argc, char *argv[])
 	free(wl);
 	free(fab);
 	if (mp_writer_close(wr, &err) < 0)
-		die("%s", err.msg);
+		mp_die("%s", err.msg);
 	return 0;
 }

@@ -571,4 +571,7 @@ if [ "$use_cg" != 0 ]; then
 fi
 
 echo
+sh pipelines/bench/deps.sh
+
+echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null); finished $(now)"

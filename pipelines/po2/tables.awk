@@ -7,7 +7,9 @@
 #   model.csv results.csv
 #
 # In an order, a < b means a's mean is lower and the two 95% confidence
-# intervals do not overlap; a ~ b means they overlap. A paired order
+# intervals do not overlap; a ~ b means they overlap; a ? b that one has
+# no interval across seeds (a single seed), so the order cannot be told.
+# A missing interval is never taken as zero. A paired order
 # compares the runs of the same seed instead (the strategies see the same
 # messages for a seed): a < b when the 95% confidence interval of the
 # mean of the per-seed differences b - a excludes 0.
@@ -34,13 +36,22 @@ function sorted(w, l, m,    i, j, t) {
 }
 
 # The order of the three strategies at workload w, load l, for metric m.
-function order(w, l, m,    i, n, s, a, b) {
+function order(w, l, m,    i, n, s, a, b, ha, hb) {
 	if (!(n = sorted(w, l, m)))
 		return "(saturated: " sats(w, l) ")"
 	s = o[1]
 	for (i = 2; i <= n; i++) {
-		a = S[w, o[i-1], l, "all", m] + S[w, o[i-1], l, "all", m "_ci95"]
-		b = S[w, o[i], l, "all", m] - S[w, o[i], l, "all", m "_ci95"]
+		ha = S[w, o[i-1], l, "all", m "_ci95"]
+		hb = S[w, o[i], l, "all", m "_ci95"]
+		# One run's interval (batch means) says nothing of the spread
+		# over seeds, which is what an order between strategies needs.
+		if (ha == "" || hb == "" || S[w, o[i-1], l, "all", "runs"] < 2 ||
+		    S[w, o[i], l, "all", "runs"] < 2) {
+			s = s " ? " o[i]
+			continue
+		}
+		a = S[w, o[i-1], l, "all", m] + ha
+		b = S[w, o[i], l, "all", m] - hb
 		s = s (a < b ? " < " : " ~ ") o[i]
 	}
 	return s
@@ -155,7 +166,7 @@ END {
 					pm(S[w, r, l, "all", "int_util"], S[w, r, l, "all", "int_util_ci95"], 3), \
 					st (S[w, r, l, "all", "saturated"] + 0 > 0 ? " (" S[w, r, l, "all", "saturated"] "/" S[w, r, l, "all", "runs"] ")" : "")
 			}
-		printf "\nOrders (lowest first; < : 95%% CIs apart, ~ : they overlap):\n\n"
+		printf "\nOrders (lowest first; < : 95%% CIs apart, ~ : they overlap, ? : no CI, one seed):\n\n"
 		printf "| load | message latency | packet latency | PE util | internal util |\n|---|---|---|---|---|\n"
 		for (j = 1; j <= nal; j++) {
 			l = AL[j]

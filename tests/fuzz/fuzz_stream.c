@@ -74,13 +74,15 @@ static void touch_csv(const mp_rec *rec)
  * What the reader returns has passed its checks (meshpipe(5),
  * Validation): a record that breaks them would reach a program.
  */
-static void check_valid(const mp_rec *rec, uint64_t nodes, uint64_t *last)
+static void check_valid(const mp_rec *rec, uint64_t nodes, int deps,
+			uint64_t *last)
 {
 	const struct mp_msg *m = &rec->msg;
 	switch (rec->tag) {
 	case MP_REC_MSG:
 	case MP_REC_INJ:
-		if (m->packets == 0 || m->src == m->dst ||
+		/* A deps stream may send to the source itself. */
+		if (m->packets == 0 || (m->src == m->dst && !deps) ||
 		    (nodes && (m->src >= nodes || m->dst >= nodes)) ||
 		    m->cls > MP_CLASS_GT || m->group > MP_GROUP_HOT ||
 		    m->route > MP_ROUTE_ADAPTIVE || m->time > MP_TIME_MAX ||
@@ -110,6 +112,15 @@ static void check_valid(const mp_rec *rec, uint64_t nodes, uint64_t *last)
 		if (rec->run.status > MP_RUN_STOPPED)
 			fuzz_fail("reader returned a bad run record");
 		break;
+	case MP_REC_DEP:
+		if (!deps || rec->dep.n > MP_DEP_IDS ||
+		    (rec->dep.n == 0 && rec->dep.users == 0))
+			fuzz_fail("reader returned a bad dep record");
+		break;
+	case MP_REC_REL:
+		if (!deps || rec->rel.t_release < rec->rel.t_trace)
+			fuzz_fail("reader returned a bad rel record");
+		break;
 	default:
 		break;
 	}
@@ -122,6 +133,7 @@ static void drain_reader(mp_reader *r, struct stream_result *s, int keep)
 	int rc;
 	uint64_t nodes = 0, last = 0;
 	(void)mp_hdr_get_u64(mp_reader_header(r), "nodes", &nodes);
+	int deps = mp_hdr_deps(mp_reader_header(r));
 	s->digest = 2166136261u;
 	while ((rc = mp_reader_next(r, &rec)) == 1) {
 		size_t size = mp_rec_size(rec.tag);
@@ -147,7 +159,7 @@ static void drain_reader(mp_reader *r, struct stream_result *s, int keep)
 			s->recs[s->nrec - 1] = rec;
 		}
 		touch_csv(&rec);
-		check_valid(&rec, nodes, &last);
+		check_valid(&rec, nodes, deps, &last);
 	}
 	s->rc = rc;
 	if (rc < 0) {

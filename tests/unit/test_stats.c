@@ -200,43 +200,69 @@ static void test_batch_merge(void)
 	mp_batch_add(b, 1);
 	T_OK(mp_batch_count(b) == 1 && isnan(mp_batch_ci95(b)),
 	     "batch: one batch, NaN");
+	for (int i = 1; i < 9; i++)
+		mp_batch_add(b, i % 2 ? 3 : 1);
+	T_OK(mp_batch_count(b) == 9 && isnan(mp_batch_ci95(b)),
+	     "batch: 9 batches, fewer than %d: NaN", MP_BATCH_MIN);
 	mp_batch_add(b, 3);
-	/* Two batches 1 and 3: sd sqrt(2), t(0.975,1) = 12.7062. */
-	T_OK(close_rel(mp_batch_ci95(b), 12.7062047362 * sqrt(2) / sqrt(2), 1e-6),
-	     "batch: two batches give t * sd / sqrt(b) (%.6f)", mp_batch_ci95(b));
+	/* 1 3 1 3 ...: mean 2, sd sqrt(10 / 9), lag-1 autocorrelation -0.9
+	 * (small: no merging, no widening), t(0.975, 9) = 2.262157. */
+	unsigned nb = 0;
+	uint64_t sz = 0;
+	double r1 = 0, ci = mp_batch_ci95_used(b, &nb, &sz, &r1);
+	T_OK(close_rel(ci, 2.2621571628 * sqrt(10.0 / 9) / sqrt(10), 1e-6) &&
+		     nb == 10 && sz == 1 && close_rel(r1, -0.9, 1e-12),
+	     "batch: 10 batches give t * sd / sqrt(b) (%.6f, r1 %.3f)", ci, r1);
+	mp_batch_free(b);
+
+	/* A ramp: batch means stay correlated at every size. */
+	b = mp_batch_new();
+	for (int i = 0; i < 1000; i++)
+		mp_batch_add(b, i);
+	ci = mp_batch_ci95_used(b, &nb, &sz, &r1);
+	T_OK(isnan(ci) && isnan(r1) && nb >= MP_BATCH_MIN &&
+		     nb < 2 * MP_BATCH_MIN && nb * sz <= 1000,
+	     "batch: a ramp has no interval (merging stopped at %u of %llu)",
+	     nb, (unsigned long long)sz);
 	mp_batch_free(b);
 
 	b = mp_batch_new();
-	for (int i = 0; i < 63; i++)
+	for (int i = 0; i < MP_BATCH_MAX - 1; i++)
 		mp_batch_add(b, i);
-	T_OK(mp_batch_count(b) == 63 && mp_batch_size(b) == 1,
-	     "batch: 63 samples, 63 batches of 1");
-	mp_batch_add(b, 63);
-	T_OK(mp_batch_count(b) == 32 && mp_batch_size(b) == 2,
-	     "batch: the 64th merges pairs: 32 batches of 2");
+	T_OK(mp_batch_count(b) == MP_BATCH_MAX - 1 && mp_batch_size(b) == 1,
+	     "batch: %d samples, as many batches of 1", MP_BATCH_MAX - 1);
+	mp_batch_add(b, MP_BATCH_MAX - 1);
+	T_OK(mp_batch_count(b) == MP_BATCH_MAX / 2 && mp_batch_size(b) == 2,
+	     "batch: the %dth merges pairs: %d batches of 2", MP_BATCH_MAX,
+	     MP_BATCH_MAX / 2);
 	int ok = 1;
-	for (unsigned i = 0; i < 32; i++)
+	for (unsigned i = 0; i < MP_BATCH_MAX / 2; i++)
 		ok &= mp_batch_mean(b, i) == 2.0 * i + 0.5;
 	T_OK(ok, "batch: merged means are the means of the pairs");
-	mp_batch_add(b, 64);
-	T_OK(mp_batch_count(b) == 32 && mp_batch_samples(b) == 65,
+	mp_batch_add(b, MP_BATCH_MAX);
+	T_OK(mp_batch_count(b) == MP_BATCH_MAX / 2 &&
+		     mp_batch_samples(b) == MP_BATCH_MAX + 1,
 	     "batch: an incomplete batch is not counted");
-	for (int i = 65; i < 128; i++)
+	for (int i = MP_BATCH_MAX + 1; i < 2 * MP_BATCH_MAX; i++)
 		mp_batch_add(b, i);
-	T_OK(mp_batch_count(b) == 32 && mp_batch_size(b) == 4 &&
-		     mp_batch_mean(b, 31) == 125.5,
-	     "batch: 128 samples, 32 batches of 4");
-	for (int i = 128; i < 100000; i++) {
+	T_OK(mp_batch_count(b) == MP_BATCH_MAX / 2 && mp_batch_size(b) == 4 &&
+		     mp_batch_mean(b, MP_BATCH_MAX / 2 - 1) ==
+			     2 * MP_BATCH_MAX - 2.5,
+	     "batch: %d samples, %d batches of 4", 2 * MP_BATCH_MAX,
+	     MP_BATCH_MAX / 2);
+	for (int i = 2 * MP_BATCH_MAX; i < 100000; i++) {
 		mp_batch_add(b, i);
-		if (mp_batch_count(b) >= MP_BATCH_MAX || mp_batch_count(b) < 32)
+		if (mp_batch_count(b) >= MP_BATCH_MAX ||
+		    mp_batch_count(b) < MP_BATCH_MAX / 2)
 			ok = 0;
 	}
-	T_OK(ok, "batch: never more than %d nor fewer than 32 batches",
-	     MP_BATCH_MAX - 1);
+	T_OK(ok, "batch: never more than %d nor fewer than %d batches",
+	     MP_BATCH_MAX - 1, MP_BATCH_MAX / 2);
 	uint64_t covered = mp_batch_count(b) * mp_batch_size(b);
 	T_OK(covered <= 100000 && 100000 - covered < mp_batch_size(b),
 	     "batch: complete batches cover all but the last partial batch");
-	T_OK(isnan(mp_batch_mean(b, 64)), "batch: mean out of range is NaN");
+	T_OK(isnan(mp_batch_mean(b, MP_BATCH_MAX)),
+	     "batch: mean out of range is NaN");
 	mp_batch_free(b);
 }
 
@@ -278,6 +304,41 @@ static void test_batch_coverage(void)
 	     100 * frac, REPS);
 }
 
+/* Correlated samples: an AR(1) series x = phi x' + e with phi 0.95 (a
+ * correlation time of about 40 samples); the variance of its mean is
+ * (1 + phi) / (1 - phi) = 39 times that of independent samples. */
+static void test_batch_ar1(void)
+{
+	enum { REPS = 200, N = 20000 };
+	const double phi = 0.95, mu = 5;
+	int covered = 0, nan = 0;
+
+	for (int rep = 0; rep < REPS; rep++) {
+		mp_rng r;
+		mp_batch *b = mp_batch_new();
+		mp_moments *m = mp_moments_new();
+		mp_rng_seed(&r, 4321, (uint64_t)rep);
+		double x = normal(&r) / sqrt(1 - phi * phi);
+		for (int i = 0; i < N; i++) {
+			x = phi * x + normal(&r);
+			mp_batch_add(b, mu + x);
+			mp_moments_add(m, mu + x);
+		}
+		double hw = mp_batch_ci95(b);
+		if (isnan(hw))
+			nan++;
+		else if (fabs(mp_moments_mean(m) - mu) <= hw)
+			covered++;
+		mp_batch_free(b);
+		mp_moments_free(m);
+	}
+	/* Binomial(200, 0.95): sd 0.0154; 88% is -4.5 sd. */
+	double frac = (double)covered / REPS;
+	T_OK(nan <= REPS / 20 && frac >= 0.88,
+	     "batch: AR(1) 0.95: 95%% CI covers the true mean in %.1f%% of "
+	     "%d runs (%d without an interval)", 100 * frac, REPS, nan);
+}
+
 static void test_t(void)
 {
 	struct {
@@ -317,6 +378,7 @@ int main(void)
 	test_hist();
 	test_batch_merge();
 	test_batch_coverage();
+	test_batch_ar1();
 	test_t();
 	return t_done();
 }

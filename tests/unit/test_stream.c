@@ -466,7 +466,7 @@ static void test_corrupt(void)
 
 /*
  * A stream of a newer minor version: msg records lengthened to 48 bytes
- * and an unknown record kind 9 of 16 bytes, both declared in layout
+ * and an unknown record kind 10 of 16 bytes, both declared in layout
  * lines. This reader reads the first 40 bytes of each msg and skips the
  * rest.
  */
@@ -474,7 +474,7 @@ static void test_newer_minor(void)
 {
 	const char *meta = "nodes=91\n"
 			   "layout.1=msg 48 tag:u8@0 src:u32@4 extra:u64@40\n"
-			   "layout.9=future 16 tag:u8@0\n";
+			   "layout.10=future 16 tag:u8@0\n";
 	size_t ml = strlen(meta);
 	unsigned char buf[1024];
 	size_t n = 0;
@@ -499,7 +499,7 @@ static void test_newer_minor(void)
 		memset(buf + n + 40, 0xee, 8);
 		n += 48;
 		memset(buf + n, 0, 16);
-		buf[n] = 9;
+		buf[n] = 10;
 		buf[n + 1] = 0x55;
 		n += 16;
 	}
@@ -1228,7 +1228,7 @@ static void test_packed_corrupt(void)
 					  "too large for u32" },
 		{ 1, "dst", nonmin, 2, "record 2: msg field 'dst': varint not in "
 				       "its shortest form" },
-		{ 9, "", one, 1, "record 2: unknown record tag 9" },
+		{ 10, "", one, 1, "record 2: unknown record tag 10" },
 	};
 	const char *p = tpath("pk_bad"), *pz = tpath("pk_badz");
 	unsigned char body[256], buf[4096];
@@ -1348,7 +1348,7 @@ static void test_packed_torture(void)
 
 /*
  * A packed stream of a newer minor version: msg records with a field
- * added after this version's, a new record kind 9 with a padding field;
+ * added after this version's, a new record kind 10 with a padding field;
  * both declared by layout lines. The reader reads what it knows (by the
  * table-driven decoder: the layout is not its own) and skips the rest.
  * Field lists that contradict this version's are refused.
@@ -1365,7 +1365,7 @@ static void test_packed_newer_minor(void)
 	layout_of(MP_REC_MSG, l1, sizeof l1);
 	l1[4] = '4', l1[5] = '8'; /* "msg 40" -> "msg 48" */
 	snprintf(meta, sizeof meta, "nodes=91\nlayout.1=%s extra:u64@40\n"
-		 "layout.9=future 16 tag:u8@0 a:u32@4 _pad:u32@8 b:u16@12\n", l1);
+		 "layout.10=future 16 tag:u8@0 a:u32@4 _pad:u32@8 b:u16@12\n", l1);
 	sample(m, 0);
 	m[1] = m[0];
 	m[1].msg.id = UINT64_MAX;
@@ -1374,7 +1374,7 @@ static void test_packed_newer_minor(void)
 	for (int i = 0; i < 2; i++) {
 		bl += ref_pack(&m[i], prev, body + bl);
 		bl += ref_varint(UINT64_MAX - (uint64_t)i, body + bl); /* extra */
-		body[bl++] = 9;                   /* a future record */
+		body[bl++] = 10;                   /* a future record */
 		bl += ref_varint(70000, body + bl);
 		bl += ref_varint(65535, body + bl);
 	}
@@ -1390,12 +1390,12 @@ static void test_packed_newer_minor(void)
 	memset(prev, 0, sizeof prev);
 	bl += ref_pack(&m[0], prev, body + bl);
 	body[bl++] = 1;
-	body[bl++] = 9;
+	body[bl++] = 10;
 	bl += ref_varint(UINT64_C(1) << 32, body + bl);
 	bl += ref_varint(1, body + bl);
 	spit(p, buf, make_stream(buf, 1, meta, body, bl));
 	read_all(p, NULL, msg, sizeof msg);
-	CHECK(strstr(msg, "record 2: tag 9 field 'a': 4294967296 too large for "
+	CHECK(strstr(msg, "record 2: tag 10 field 'a': 4294967296 too large for "
 		      "u32") != NULL, "packed newer minor: a new kind's fields "
 	     "checked: %s", msg);
 
@@ -1407,10 +1407,10 @@ static void test_packed_newer_minor(void)
 		  "t_eject:u64@32 hops:u16@40 deroutes:u16@42 refusals:u32@44",
 		  "field 7 is not seq:u32" },
 		{ "layout.1=msg 40", "lists 0 of its 11 fields" },
-		{ "layout.9=future 8 tag:u8@0 a:u64@0", "outside its 8 bytes" },
-		{ "layout.9=future 8 a:u8@0", "the first field is not tag:u8" },
-		{ "layout.9=future 8 tag:u8@0 a:u12@1", "field 2 is malformed" },
-		{ "layout.9=future 8 tag:u8@0 a:u8", "field 2 is malformed" },
+		{ "layout.10=future 8 tag:u8@0 a:u64@0", "outside its 8 bytes" },
+		{ "layout.10=future 8 a:u8@0", "the first field is not tag:u8" },
+		{ "layout.10=future 8 tag:u8@0 a:u12@1", "field 2 is malformed" },
+		{ "layout.10=future 8 tag:u8@0 a:u8", "field 2 is malformed" },
 	};
 	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 		snprintf(meta, sizeof meta, "%s\n", bad[k].line);
