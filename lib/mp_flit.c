@@ -849,8 +849,10 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 					slab += c->cap;
 				}
 	}
-	if (slab > UINT32_MAX / 2) {
-		mp_err_set(err, "--vc-buf: buffers too large");
+	if (slab > (1u << 26)) {
+		mp_err_set(err, "--vc-buf, --packet-flits: buffers of %llu flits "
+				"in all, more than %u", (unsigned long long)slab,
+			   1u << 26);
 		goto fail;
 	}
 	f->slab = calloc(slab ? slab : 1, sizeof *f->slab);
