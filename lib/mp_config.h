@@ -55,6 +55,7 @@ struct mp_cfg {
 	int arb;             /* enum mp_arb */
 	unsigned arb_alpha;  /* MP_ARB_CREDIT: best-effort flits per packet */
 	int buf_org;         /* input buffer organization, by index */
+	int vc_rules;        /* 1: dateline and bubble rules on a torus */
 	uint8_t class_sw[2]; /* by class: 0 not named, else 1 + mp_switching */
 };
 

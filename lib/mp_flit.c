@@ -46,6 +46,7 @@ static const struct buf_org buf_orgs[] = {
 	{ "vc-fifo", vc_fifo_cap },
 };
 static const char *const buf_org_names[] = { "vc-fifo", NULL };
+static const char *const off_on[] = { "off", "on", NULL };
 
 struct flit {
 	uint64_t ready; /* first cycle it may leave this router */
@@ -775,6 +776,8 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 				   *nm ? " " : "", mp_switching_names[vn->sw], f->L);
 			goto fail;
 		}
+		if (!cfg->vc_rules)
+			continue; /* deadlock possible: the driver detects it */
 		if (torus && vn->vcs >= 2)
 			vn->dateline = 1;
 		if (torus && vn->vcs == 1 && vn->sw != MP_SW_WORMHOLE) {
@@ -790,7 +793,8 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		}
 		if (torus && vn->sw == MP_SW_WORMHOLE && vn->vcs < 2) {
 			mp_err_set(err, "--vcs 1: wormhole on a torus needs 2 "
-					"virtual channels (the dateline rule)");
+					"virtual channels (the dateline rule; --vc-rules "
+					"off lifts it)");
 			goto fail;
 		}
 	}
@@ -1051,6 +1055,7 @@ static void flit_defaults(struct mp_cfg *c)
 	c->arb = MP_ARB_RR;
 	c->arb_alpha = 0;
 	c->buf_org = 0;
+	c->vc_rules = 1;
 	c->class_sw[0] = c->class_sw[1] = 0;
 }
 
@@ -1084,6 +1089,8 @@ static const struct mp_opt flit_opts[] = {
 	  "link arbitration: rr | priority | credit:A", 0 },
 	{ "buf-org", MP_OPT_CHOICE, CFG(buf_org), 0, 0, buf_org_names, "B",
 	  "input buffer organization: vc-fifo", 0 },
+	{ "vc-rules", MP_OPT_CHOICE, CFG(vc_rules), 0, 0, off_on, "on|off",
+	  "dateline and bubble rules on a torus (off: may deadlock)", 0 },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 }
 };
 

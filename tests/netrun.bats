@@ -423,7 +423,7 @@ self_checked() {
 	[[ "${lines[0]}" == "netrun: --arb: 'fastest' is not one of rr|priority|credit:A"* ]]
 	run netrun --preset rs --vcs 1 "$T/w.mps"
 	[ "$status" -eq 2 ]
-	[[ "${lines[0]}" == "netrun: --vcs 1: wormhole on a torus needs 2 virtual channels (the dateline rule)"* ]]
+	[[ "${lines[0]}" == "netrun: --vcs 1: wormhole on a torus needs 2 virtual channels (the dateline rule; --vc-rules off lifts it)"* ]]
 	run netrun --preset rs --switching ps --vc-buf 8 "$T/w.mps"
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "netrun: --vc-buf 8: ps needs room for a whole packet (16 flits)"* ]]
@@ -441,5 +441,19 @@ self_checked() {
 		[ "$status" -eq 0 ]
 		run mpcat -c -r run "$T/d.mps"
 		[[ "${lines[1]}" == 0,*,2000,2000,* ]]
+	done
+}
+
+@test "flit: without the dateline and bubble rules (--vc-rules off) a loaded torus deadlocks, and the run says so" {
+	wlgen --preset rs --load 0.4 -n 20000 --seed 1 > "$T/w.mps"
+	for a in "--vcs 1" "--switching vct --vc-buf 32"; do
+		run netrun --preset rs $a --vc-rules off -k -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 1 ]
+		[[ "${lines[0]}" == "netrun: deadlock at time "*" units with "*" packets in the network" ]]
+		run mpcat -c -r run "$T/d.mps"
+		[[ "${lines[1]}" == 2,64,* ]]
+		# with the rules, the same load is carried
+		run netrun --preset rs ${a#--vcs 1} -k -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
 	done
 }
