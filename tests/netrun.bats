@@ -293,7 +293,7 @@ self_checked() {
 }
 
 @test "--show-config fed back as options reproduces the run, for every preset" {
-	for p in po2 fedx torus; do
+	for p in po2 fedx torus cmp; do
 		for extra in "" "--pe-arb inject --eject-priority on --buffer-limit-dest 3 --retry notify"; do
 			[ "$p" = torus ] && [ -n "$extra" ] && extra="--pe-port shared --pe-arb eject --links half"
 			wlgen --preset $p --load 0.6 -n 120 --seed 5 > "$T/w.mps"
@@ -345,7 +345,7 @@ self_checked() {
 
 @test "every registered model runs every preset with a clean --self-check" {
 	for m in $(netrun --list-models | awk '{ print $1 }'); do
-		for p in po2 fedx torus rs; do
+		for p in po2 fedx torus cmp rs; do
 			wlgen --preset $p --load 0.5 -n 150 --seed 3 > "$T/w.mps"
 			run netrun --preset $p --model $m --self-check -o "$T/d.mps" "$T/w.mps"
 			if [ $m = flit ] && [ $p = po2 -o $p = fedx ]; then

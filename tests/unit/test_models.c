@@ -156,7 +156,6 @@ static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
 
 int main(void)
 {
-	static const char *const presets[] = { "po2", "fedx", "torus", "rs" };
 	struct sink s = { 0 };
 	s.pkt_seen = calloc(NMSG, sizeof *s.pkt_seen);
 	s.dlv_seen = calloc(NMSG, 1);
@@ -172,8 +171,8 @@ int main(void)
 	for (size_t i = 0; (ops = mp_model_at(i)); i++) {
 		T_OK(mp_model_find(ops->name) == ops, "%s: found by name",
 		     ops->name);
-		for (size_t k = 0; k < sizeof presets / sizeof presets[0]; k++) {
-			const char *pn = presets[k];
+		const char *pn;
+		for (size_t k = 0; (pn = mp_preset_name(k)); k++) {
 			struct mp_cfg cfg;
 			mp_err err;
 			mp_cfg_init(&cfg);
@@ -190,9 +189,11 @@ int main(void)
 			T_OK(ok, "%s/%s: configured", ops->name, pn);
 			if (!ok)
 				continue;
-			double pe = mp_cfg_pe_time(&cfg);
+			/* A flit-model packet holds its terminal's port for
+			 * packet-flits cycles, whatever the packet time. */
+			double pe = flit ? cfg.packet_flits : mp_cfg_pe_time(&cfg);
 
-			/* Conservation at a moderate load (about 0.4 of the PE
+			/* Conservation at a moderate load (about 0.25 of the PE
 			 * port with 3 packets per message on average). */
 			uint32_t n = 0;
 			err.msg[0] = '\0';
@@ -217,7 +218,7 @@ int main(void)
 			T_OK(n > 1, "%s/%s: %u nodes", ops->name, pn, n);
 			if (n <= 1)
 				continue;
-			double gap = 3 * pe / (flit ? 0.2 : 0.4) / n;
+			double gap = 3 * pe / (flit ? 0.2 : 0.25) / n;
 			int st = run(ops, &cfg, 7, gap, 5, &s);
 			uint64_t want = 0;
 			for (size_t m = 0; m < NMSG; m++)
