@@ -38,6 +38,13 @@ static const struct preset presets[] = {
 	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
 	  "payload=16",
 	  "workload=uniform", "flit" },
+	{ "rs", "Rexford-Shin: 8x8 torus, flit-level routers with virtual "
+		"channels, 16-flit packets, dimension order",
+	  "model=flit family=torus size=8 route=deterministic buffers=16 "
+	  "packet-time=16 header-time=1 inject-setup=0 eject-setup=0 "
+	  "links=full pe-port=separate bp=none deadlock=hop-count "
+	  "retry=immediate payload=16 packet-flits=16 switching=wormhole",
+	  "workload=uniform", "flit" },
 	/* Netrace's chip multiprocessor: one unit a cycle, a packet a
 	 * 16-byte flit (8-byte requests 1, 72-byte data 5). The packet
 	 * model stands in for a flit-level one until there is one. */
@@ -62,6 +69,8 @@ static const struct preset presets[] = {
 const char *const mp_route_names[] = { "deterministic", "best", "derouting",
 				       NULL };
 const char *const mp_bp_names[] = { "none", "message", "destination", NULL };
+const char *const mp_switching_names[] = { "wormhole", "vct", "ps", NULL };
+const char *const mp_class_names[] = { "be", "gt", NULL };
 const char *const mp_pe_arb_names[] = { "fair", "inject", "eject", NULL };
 #define route_names mp_route_names
 #define pe_names mp_pe_arb_names
@@ -170,6 +179,10 @@ int mp_cfg_preset(struct mp_cfg *c, const char *name, mp_err *err)
 	/* A preset starts from a clean slate so earlier presets leave no
 	 * trace; options after it override. */
 	memset(c, 0, sizeof *c);
+	const struct mp_model_ops *m;
+	for (size_t i = 0; (m = mp_model_at(i)); i++)
+		if (m->defaults)
+			m->defaults(c);
 	snprintf(c->preset, sizeof c->preset, "%s", name);
 	return set_words(c, p->fabric, err);
 }
@@ -226,6 +239,36 @@ static int uns(const char *val, uint64_t min, uint64_t max, unsigned *out,
 	if (mp_parse_u64(val, min, max, &v, what, err) < 0)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+/* "none", or CLASS=SWITCHING words separated by commas; a class may
+ * be named once (over every --class of a command line). */
+static int set_classes(struct mp_cfg *c, const char *val, mp_err *err)
+{
+	char buf[128];
+	if (strcmp(val, "none") == 0) {
+		c->class_sw[0] = c->class_sw[1] = 0;
+		return 0;
+	}
+	if (strlen(val) >= sizeof buf)
+		return mp_err_set(err, "--class: '%s' too long", val);
+	snprintf(buf, sizeof buf, "%s", val);
+	for (char *save, *w = strtok_r(buf, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(w, '=');
+		int k = 0, sw = 0;
+		if (!eq)
+			return mp_err_set(err, "--class: '%s' is not CLASS="
+					       "wormhole|vct|ps", w);
+		*eq = '\0';
+		if (pick(w, mp_class_names, 2, &k, "class", err) < 0 ||
+		    pick(eq + 1, mp_switching_names, 3, &sw, "class", err) < 0)
+			return -1;
+		if (c->class_sw[k])
+			return mp_err_set(err, "--class: class %s named twice", w);
+		c->class_sw[k] = (uint8_t)(1 + sw);
+	}
 	return 0;
 }
 
@@ -348,6 +391,26 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		}
 		return mp_err_set(err, "--topo: bad size in '%s'", val);
 	}
+	if (strcmp(name, "arb") == 0) {
+		/* One option, two models: the flit model takes rr, priority
+		 * and credit:A, the ncube model rr and random; each refuses
+		 * the others' when it is built. */
+		if (strcmp(val, "rr") == 0 || strcmp(val, "priority") == 0 ||
+		    strcmp(val, "random") == 0) {
+			c->arb = val[0] == 'p' ? MP_ARB_PRIORITY :
+				 val[1] == 'a' ? MP_ARB_RANDOM : MP_ARB_RR;
+			c->arb_alpha = 0;
+			return 0;
+		}
+		if (strncmp(val, "credit:", 7) == 0) {
+			c->arb = MP_ARB_CREDIT;
+			return uns(val + 7, 0, 1000000, &c->arb_alpha, "arb", err);
+		}
+		return mp_err_set(err, "--arb: '%s' is not one of rr|priority|"
+				       "credit:A|random", val);
+	}
+	if (strcmp(name, "class") == 0)
+		return set_classes(c, val, err);
 	if (strcmp(name, "size") == 0) {
 		c->rows = c->cols = 0;
 		return uns(val, 2, 1000, &c->size, name, err);
@@ -359,6 +422,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 	if (!o || o->type == MP_OPT_SPECIAL)
 		return 1;
 	char *field = (char *)c + o->off;
+	if ((o->flags & MP_OPT_AUTO) && strcmp(val, "auto") == 0) {
+		*(unsigned *)(void *)field = 0;
+		return 0;
+	}
 	switch (o->type) {
 	case MP_OPT_UINT:
 		return uns(val, o->min, o->max, (unsigned *)(void *)field, name,
@@ -451,6 +518,16 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 	return 0;
 }
 
+/* prefix and the shortest decimal form of x that reads back as x. */
+static void shortest(char *buf, size_t cap, const char *prefix, double x)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, cap, "%s%.*g", prefix, prec, x);
+		if (strtod(buf + strlen(prefix), NULL) == x)
+			return;
+	}
+}
+
 /* The value of option o in c as the option takes it, into buf. */
 static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
 		      char *buf, size_t cap)
@@ -458,7 +535,12 @@ static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
 	const char *field = (const char *)c + o->off;
 	switch (o->type) {
 	case MP_OPT_UINT:
-		snprintf(buf, cap, "%u", *(const unsigned *)(const void *)field);
+		if ((o->flags & MP_OPT_AUTO) &&
+		    *(const unsigned *)(const void *)field == 0)
+			snprintf(buf, cap, "auto");
+		else
+			snprintf(buf, cap, "%u",
+				 *(const unsigned *)(const void *)field);
 		break;
 	case MP_OPT_U64:
 		snprintf(buf, cap, "%llu", (unsigned long long)
@@ -476,7 +558,24 @@ static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
 		else if (strcmp(o->name, "sink") == 0 && c->sink_q >= 1)
 			snprintf(buf, cap, "perfect");
 		else if (strcmp(o->name, "sink") == 0)
-			snprintf(buf, cap, "prob:%.17g", c->sink_q);
+			shortest(buf, cap, "prob:", c->sink_q);
+		else if (strcmp(o->name, "arb") == 0 && c->arb == MP_ARB_CREDIT)
+			snprintf(buf, cap, "credit:%u", c->arb_alpha);
+		else if (strcmp(o->name, "arb") == 0)
+			snprintf(buf, cap, "%s", c->arb == MP_ARB_RANDOM ? "random" :
+				 c->arb == MP_ARB_PRIORITY ? "priority" : "rr");
+		else if (strcmp(o->name, "class") == 0 &&
+			 (c->class_sw[0] || c->class_sw[1]))
+			snprintf(buf, cap, "%s%s%s%s%s%s",
+				 c->class_sw[1] ? "gt=" : "",
+				 c->class_sw[1] ?
+				 mp_switching_names[c->class_sw[1] - 1] : "",
+				 c->class_sw[0] && c->class_sw[1] ? "," : "",
+				 c->class_sw[0] ? "be=" : "",
+				 c->class_sw[0] ?
+				 mp_switching_names[c->class_sw[0] - 1] : "", "");
+		else if (strcmp(o->name, "class") == 0)
+			snprintf(buf, cap, "none");
 		else
 			snprintf(buf, cap, "?");
 		break;

@@ -46,15 +46,34 @@ struct mp_cfg {
 	int pe_arb;          /* enum mp_pearb */
 	int retry;           /* enum mp_retry: when a refused packet tries again */
 	unsigned payload;    /* payload bytes per packet (segmentation) */
-	/* The synchronous multistage model (mp_ncube.c). */
-	unsigned stages;     /* butterfly: stages D (A^D terminals) */
+	/* The flit model (lib/mp_flit.c). */
+	int switching;       /* enum mp_switching, of the one class */
+	unsigned vcs;        /* virtual channels per link and network; 0 auto */
+	unsigned vc_buf;     /* flits per virtual channel; 0 auto */
+	unsigned packet_flits;
+	unsigned router_delay, link_delay, credit_delay; /* cycles */
+	unsigned inject_flits, eject_flits; /* per terminal per cycle */
+	int arb;             /* enum mp_arb (the ncube model's too) */
+	unsigned arb_alpha;  /* MP_ARB_CREDIT: best-effort flits per packet */
+	int buf_org;         /* input buffer organization, by index */
+	int vc_rules;        /* 1: dateline and bubble rules on a torus */
+	uint8_t class_sw[2]; /* by class: 0 not named, else 1 + mp_switching */
+	/* The synchronous multistage model (mp_ncube.c); its --arb is arb:
+	 * random or rr. */
+	unsigned stages;     /* butterfly, omega: stages D (A^D terminals) */
 	unsigned fifo;       /* packets per router input FIFO (B) */
-	int arb;             /* enum mp_arb */
 	double sink_q;       /* sink accepts with this probability per
 				unit; 1: perfect */
 };
 
-enum mp_arb { MP_ARB_RANDOM, MP_ARB_RR };
+enum mp_switching { MP_SW_WORMHOLE, MP_SW_VCT, MP_SW_PS };
+/* Arbitration: the flit model's rr, priority, credit:A; the ncube
+ * model's rr and random (a fair coin). */
+enum mp_arb { MP_ARB_RR, MP_ARB_PRIORITY, MP_ARB_CREDIT, MP_ARB_RANDOM };
+
+/* The names of the switching schemes and traffic classes (by value). */
+extern const char *const mp_switching_names[];
+extern const char *const mp_class_names[];
 
 /* Set c to the built-in defaults (those of the po2 preset). */
 void mp_cfg_init(struct mp_cfg *c);

@@ -8,6 +8,7 @@
 
 static const struct mp_model_ops *const models[] = {
 	&mp_model_packet,
+	&mp_model_flit,
 	&mp_model_ncube,
 };
 

@@ -40,6 +40,9 @@ struct mp_model_ops {
 	const struct mp_opt *opts;
 	/* What the model offers beyond the contract: MP_MODEL_* below. */
 	unsigned caps;
+	/* Set the model's own options of a configuration to their defaults
+	 * (every preset starts from them); NULL when zero will do. */
+	void (*defaults)(struct mp_cfg *cfg);
 	/* Build the model on the network net (the driver's, read-only,
 	 * alive until the model is freed) for cfg in the driver sim.
 	 * Returns the model, or NULL with a message in err (a network or
@@ -87,6 +90,9 @@ struct mp_model_ops {
 
 /* The packet-level virtual cut-through model (lib/mp_packet.c). */
 extern const struct mp_model_ops mp_model_packet;
+
+/* The cycle-level flit model with virtual channels (lib/mp_flit.c). */
+extern const struct mp_model_ops mp_model_flit;
 
 /* The synchronous multistage model of SPEC 3.4 (lib/mp_ncube.c). */
 extern const struct mp_model_ops mp_model_ncube;

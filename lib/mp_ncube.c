@@ -569,6 +569,10 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 				"not %s", mp_net_name(net));
 		return NULL;
 	}
+	if (cfg->arb != MP_ARB_RANDOM && cfg->arb != MP_ARB_RR) {
+		mp_err_set(err, "--arb: the ncube model arbitrates random or rr");
+		return NULL;
+	}
 	if (cfg->fifo < 1) {
 		mp_err_set(err, "--fifo: at least 1 packet per FIFO");
 		return NULL;
@@ -916,6 +920,14 @@ static uint64_t ncube_zero_load(const struct mp_cfg *c, unsigned hops)
 	return strcmp(c->family, "crossbar") == 0 ? hops : (uint64_t)hops + 1;
 }
 
+/* Its own options' defaults (the ncube preset's but the shared --arb,
+ * which stays the flit model's rr until a preset or option sets it). */
+static void ncube_defaults(struct mp_cfg *c)
+{
+	c->fifo = 2;
+	c->sink_q = 1;
+}
+
 static void ncube_free(void *mo)
 {
 	ncube *m = mo;
@@ -946,11 +958,9 @@ static void ncube_free(void *mo)
 
 #define CFG(field) offsetof(struct mp_cfg, field)
 
-static const char *const arb_names[] = { "random", "rr", NULL };
-
 static const struct mp_opt ncube_opts[] = {
-	{ "arb", MP_OPT_CHOICE, CFG(arb), MP_ARB_RANDOM, 0, arb_names,
-	  "random|rr", "conflicts: a fair coin, or round-robin", 0 },
+	{ "arb", MP_OPT_SPECIAL, CFG(arb), 0, 0, NULL, "random|rr",
+	  "conflicts: a fair coin, or round-robin", 0 },
 	{ "fifo", MP_OPT_UINT, CFG(fifo), 1, 4096, NULL, "B",
 	  "packets per router input FIFO", 0 },
 	{ "sink", MP_OPT_SPECIAL, CFG(sink_q), 0, 0, NULL, "perfect|prob:Q",
@@ -964,6 +974,7 @@ const struct mp_model_ops mp_model_ncube = {
 		"input FIFOs, Boughton's model",
 	.opts = ncube_opts,
 	.caps = MP_MODEL_SOURCES | MP_MODEL_PREFILL,
+	.defaults = ncube_defaults,
 	.create = ncube_create,
 	.nodes = ncube_nodes,
 	.now = ncube_now,

@@ -39,6 +39,9 @@ struct mp_opt {
 /* Neither shown by --show-config nor written in the header (another
  * option says the same: --size is part of --topo). */
 #define MP_OPT_NOSHOW 2
+/* MP_OPT_UINT whose value 0 is written and read as "auto" (chosen by
+ * the model from other settings); given numbers stay within [min, max]. */
+#define MP_OPT_AUTO 4
 
 /* The driver's options (model, payload) and the network's (topo, size). */
 extern const struct mp_opt mp_opt_driver[];

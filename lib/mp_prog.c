@@ -52,8 +52,19 @@ void mp_usage_error(const char *fmt, ...)
 
 void mp_close_stdout(void)
 {
-	if (fclose(stdout) != 0)
-		mp_die("stdout: write failed: %s", strerror(errno));
+	/* A write that failed while the buffer was flushed on the way
+	 * (more than a buffer of output) leaves the error flag, and its
+	 * errno if nothing changed it since; fclose may then succeed. */
+	int bad = ferror(stdout);
+	int e = bad ? errno : 0;
+	if (fflush(stdout) != 0 && !e)
+		e = errno;
+	if (fclose(stdout) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (bad && !e)
+		e = EIO;
+	if (e)
+		mp_die("stdout: write failed: %s", strerror(e));
 }
 
 void mp_usage_help(void)

@@ -323,6 +323,24 @@ all           6       14      0.4200          0.001    366.7       -  417.9  1.1
 	[[ "$output" == *"(throughput: packets accepted by then)"* ]]
 }
 
+@test "--warmup-packets W --measure-packets M: per source and class, packets W .. W+M-1 in injection order" {
+	wlgen --preset rs --load 0.05 --gt-load 0.03 -n 6000 --seed 2 > "$T/w.mps"
+	netrun --preset rs --class gt=ps --class be=wormhole "$T/w.mps" > "$T/d.mps"
+	# the same window counted from the packet records themselves
+	mpcat -c -r pkt "$T/d.mps" | awk -F, 'NR > 1 { print $4 "," $1 "," $8 "," $7 "," $6 "," ($9 - $8) }' |
+		sort -t, -k1,1n -k2,2n -k3,3n -k4,4n -k5,5n |
+		awk -F, '{ k = $1 "," $2; r = n[k]++; if (r >= 20 && r < 50) { c[$2]++; s[$2] += $6 } }
+			END { printf "%d %d %.1f %.1f\n", c[0], c[1], s[0] / c[0], s[1] / c[1] }' > "$T/want"
+	lstat --csv --by class --warmup-packets 20 --measure-packets 30 "$T/d.mps" |
+		awk -F, 'NR == 2 { b = $3; bl = $8 } NR == 3 { g = $3; gl = $8 } END { printf "%d %d %.1f %.1f\n", b, g, bl, gl }' > "$T/got"
+	diff "$T/want" "$T/got"
+	run lstat --warmup-packets 20 --warmup 3 "$T/d.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "lstat: --warmup-packets and --measure-packets exclude --warmup and --warmup-time; try 'lstat -h'" ]
+	run lstat --measure-packets 0 "$T/d.mps"
+	[ "$status" -eq 2 ]
+}
+
 # A run of 2 nodes whose input ends at 1000: ten 1-packet messages arrive
 # at 500, 550, ... 950 (the second half of the input, [500, 1000]); the
 # first $1 are ejected 10 units after arriving, before the end of the

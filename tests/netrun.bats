@@ -341,17 +341,29 @@ self_checked() {
 	[[ "$output" == *"--model packet"* ]]
 	run netrun --model nonesuch --show-config
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "netrun: --model: 'nonesuch' is not one of packet|ncube; try 'netrun -h'" ]
+	[ "${lines[0]}" = "netrun: --model: 'nonesuch' is not one of packet|flit|ncube; try 'netrun -h'" ]
 }
 
-@test "every registered model runs every preset that names it with a clean --self-check" {
+@test "every registered model runs every preset that names it, and the others' or refuses them in a line, with a clean --self-check" {
 	for m in $(netrun --list-models | awk '{ print $1 }'); do
 		n=0
-		for p in po2 fedx torus cmp ncube; do
-			netrun --preset $p --show-config | grep -qx -- "--model $m" || continue
-			n=$((n + 1))
+		for p in po2 fedx torus cmp rs ncube; do
 			wlgen --preset $p --load 0.5 -n 150 --seed 3 > "$T/w.mps"
 			run netrun --preset $p --model $m --self-check -o "$T/d.mps" "$T/w.mps"
+			# another model's network may be refused in one line
+			# (the flit model takes tori and meshes, ncube
+			# butterflies, omega and crossbars); the preset's own
+			# model must run
+			if ! netrun --preset $p --show-config | grep -qx -- "--model $m"; then
+				if [ "$status" -ne 0 ]; then
+					[ "$status" -eq 2 ]
+					[[ "${lines[0]}" == "netrun: "*"needs "*", not "* ]]
+					[ "${#lines[@]}" -eq 1 ]
+					continue
+				fi
+			else
+				n=$((n + 1))
+			fi
 			[ "$status" -eq 0 ]
 			run mpcat -c -r run "$T/d.mps"
 			[[ "${lines[1]}" == 0,*,150,150,* ]]
@@ -447,4 +459,110 @@ self_checked() {
 	wlgen --preset ncube --topo crossbar:7 --arrival model:1 -n 10 > "$T/m.mps"
 	run netrun --preset po2 --topo crossbar:7 -o "$T/d.mps" "$T/m.mps"
 	[ "$status" -eq 2 ]
+	# --arb is shared with the flit model: each refuses the other's
+	wlgen --preset ncube --load 0.2 -n 10 > "$T/n.mps"
+	run netrun --preset ncube --arb priority -o "$T/d.mps" "$T/n.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "netrun: --arb: the ncube model arbitrates random or rr; try 'netrun -h'" ]
+	wlgen --preset rs --load 0.05 -n 10 > "$T/r.mps"
+	run netrun --preset rs --arb random -o "$T/d.mps" "$T/r.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "netrun: --arb: the flit model arbitrates rr, priority or credit:A, not random; try 'netrun -h'" ]
+}
+
+@test "flit: --preset rs carries each switching scheme at low load, self-check clean, throughput in flits per node per cycle" {
+	wlgen --preset rs --load 0.05 -n 3000 --seed 2 > "$T/w.mps"
+	for sw in wormhole vct ps; do
+		run netrun --preset rs --switching $sw --self-check -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
+		run sh -c "lstat --csv '$T/d.mps' | cut -d, -f3,4,13 | tail -1"
+		# every packet delivered; accepted within 2% of the offered 0.05
+		[[ "$output" == 3000,0.0[45]*,0.050000 ]]
+		awk -F, -v t="${output#*,}" 'BEGIN { split(t, a, ","); exit !(a[1] > 0.049 && a[1] < 0.051) }'
+	done
+}
+
+@test "flit: latencies order as the switching schemes do (cut-through < wormhole on 1-flit buffers < store and forward)" {
+	wlgen --preset rs --load 0.05 -n 2000 --seed 4 > "$T/w.mps"
+	for sw in wormhole vct ps; do
+		netrun --preset rs --switching $sw "$T/w.mps" | lstat --csv | tail -1 | cut -d, -f8 > "$T/$sw"
+	done
+	awk -v w="$(cat "$T/wormhole")" -v v="$(cat "$T/vct")" -v p="$(cat "$T/ps")" \
+		'BEGIN { exit !(v < w && w < p) }'
+}
+
+@test "flit: classes on their own virtual networks, each arbitration; the same seed gives the same bytes" {
+	wlgen --preset rs --load 0.03 --gt-load 0.03 -n 2000 --seed 5 > "$T/w.mps"
+	for a in rr priority credit:4; do
+		run netrun --preset rs --class gt=ps --class be=wormhole --arb $a --self-check -o "$T/d-$a.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
+		run sh -c "lstat --by class '$T/d-$a.mps' | awk '{ print \$1, \$3 }' | sed -n 2,3p"
+		[ "${lines[0]%% *}" = best-effort ]
+		[ "${lines[1]%% *}" = guaranteed ]
+	done
+	netrun --preset rs --class gt=ps --class be=wormhole --arb credit:4 "$T/w.mps" > "$T/a1.mps"
+	netrun --preset rs --class gt=ps --class be=wormhole --arb credit:4 "$T/w.mps" > "$T/a2.mps"
+	cmp "$T/a1.mps" "$T/a2.mps"
+	netrun --preset rs --class gt=ps --class be=wormhole --arb rr "$T/w.mps" > "$T/a3.mps"
+	! cmp -s "$T/a1.mps" "$T/a3.mps"
+	run netrun --preset rs --class gt=ps --class be=wormhole --arb credit:2 --show-config
+	[[ "$output" == *"--class gt=ps,be=wormhole"* ]]
+	[[ "$output" == *"--arb credit:2"* ]]
+	run netrun $(echo "$output" | tr '\n' ' ') --show-config
+	[[ "$output" == *"--class gt=ps,be=wormhole"* ]]
+	[[ "$output" == *"--arb credit:2"* ]]
+}
+
+@test "flit: hostile options are one-line errors" {
+	wlgen --preset rs --load 0.05 --gt-load 0.05 -n 50 --seed 1 > "$T/w.mps"
+	run netrun --preset rs --vcs 0 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --vcs: "* ]]
+	run netrun --preset rs --vc-buf 0 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --vc-buf: "* ]]
+	run netrun --preset rs --class gt=ps --class gt=vct "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --class: class gt named twice"* ]]
+	run netrun --preset rs --class gold=ps "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --class: 'gold' is not one of be|gt"* ]]
+	run netrun --preset rs --arb fastest "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --arb: 'fastest' is not one of rr|priority|credit:A"* ]]
+	run netrun --preset rs --vcs 1 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --vcs 1: wormhole on a torus needs 2 virtual channels (the dateline rule; --vc-rules off lifts it)"* ]]
+	run netrun --preset rs --switching ps --vc-buf 8 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --vc-buf 8: ps needs room for a whole packet (16 flits)"* ]]
+	# a class with no network in the stream
+	run netrun --preset rs --class be=wormhole -o "$T/d.mps" "$T/w.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "netrun: "*"class 1 (gt) has no --class setting"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "flit: a 2-D mesh (no dateline needed: one VC of wormhole is accepted), each switching scheme, self-check clean" {
+	wlgen --preset rs --topo mesh:8x8 --load 0.04 -n 2000 --seed 6 > "$T/w.mps"
+	for a in "--switching wormhole --vcs 1" "--switching wormhole" "--switching vct --vc-buf 16" "--switching ps"; do
+		run netrun --preset rs --topo mesh:8x8 $a --self-check -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
+		run mpcat -c -r run "$T/d.mps"
+		[[ "${lines[1]}" == 0,*,2000,2000,* ]]
+	done
+}
+
+@test "flit: without the dateline and bubble rules (--vc-rules off) a loaded torus deadlocks, and the run says so" {
+	wlgen --preset rs --load 0.4 -n 20000 --seed 1 > "$T/w.mps"
+	for a in "--vcs 1" "--switching vct --vc-buf 32"; do
+		run netrun --preset rs $a --vc-rules off -k -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 1 ]
+		[[ "${lines[0]}" == "netrun: deadlock at time "*" units with "*" packets in the network" ]]
+		run mpcat -c -r run "$T/d.mps"
+		[[ "${lines[1]}" == 2,64,* ]]
+		# with the rules, the same load is carried
+		run netrun --preset rs ${a#--vcs 1} -k -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
+	done
 }

@@ -410,3 +410,13 @@ meta() {
 	run mpcat -n "$T/w.mps"
 	[ "$output" = "msg 50" ]
 }
+
+@test "--preset rs: one 16-flit packet per message, never to the source, load in flits per node per cycle; --gt-load adds class gt" {
+	wlgen --preset rs --load 0.2 -n 20000 --seed 3 > "$T/w.mps"
+	run mpcat -H "$T/w.mps"
+	[[ "$output" == *"nodes=64"* ]]
+	mpcat -c "$T/w.mps" | awk -F, 'NR > 1 { if ($6 != 1 || $4 == $5 || $1 != 0) bad++; n++; t = $8 }
+		END { r = n * 16 / 64 / t; exit !(bad == 0 && r > 0.19 && r < 0.21) }'
+	wlgen --preset rs --load 0.2 --gt-load 0.1 -n 20000 --seed 3 > "$T/g.mps"
+	mpcat -c "$T/g.mps" | awk -F, 'NR > 1 { c[$1]++ } END { r = c[1] / c[0]; exit !(r > 0.45 && r < 0.55 && c[0] + c[1] == 20000) }'
+}

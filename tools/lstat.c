@@ -33,9 +33,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lstat [-hq] [--by length|packets|class|group|src|dst|hops]\n"
-		"             [--csv | --plot | --prov] [--slow-inputs K] "
-		"[--warmup N]\n"
-		"             [--warmup-time T] [file]\n");
+		"             [--csv | --plot | --prov] [--warmup N] "
+		"[--warmup-time T]\n"
+		"             [--warmup-packets W] [--measure-packets M] "
+		"[--slow-inputs K]\n"
+		"             [file]\n");
 }
 
 static void help(void)
@@ -54,6 +56,9 @@ static void help(void)
 	      "  --slow-inputs K   slow_time and slow_rate: periods in which\n"
 	      "                    every input router accepts K packets\n"
 	      "  --warmup N        discard messages with id < N and their packets\n"
+	      "  --warmup-packets W, --measure-packets M\n"
+	      "                    per source and class, discard the first W\n"
+	      "                    packets injected and measure the next M\n"
 	      "  --warmup-time T   discard messages that arrived and packets\n"
 	      "                    injected before time T\n",
 	      stdout);
@@ -316,6 +321,91 @@ static void pend_push(struct pend *e, uint64_t lat, unsigned hops, int early)
 	e->s[e->n].hops = hops;
 	e->s[e->n].early = early;
 	e->n++;
+}
+
+/* ---- the per-source, per-class packet window ---- */
+
+/* A packet record kept until the end of the input, when its rank among
+ * the packets of its source and class (in injection order) is known. */
+struct held {
+	uint64_t msg, t_inject, lat;
+	uint32_t src, dst, seq;
+	uint16_t hops;
+	uint8_t cls, group, early, kept;
+};
+static struct held *held;
+static size_t nheld, held_cap;
+static struct mp_dlv *hdlv;
+static size_t nhdlv, hdlv_cap;
+
+static void held_add(const struct mp_pkt *p, int early)
+{
+	if (nheld == held_cap) {
+		held_cap = held_cap ? 2 * held_cap : 4096;
+		held = realloc(held, held_cap * sizeof *held);
+		if (!held)
+			mp_die("out of memory");
+	}
+	held[nheld++] = (struct held){
+		.msg = p->msg, .t_inject = p->t_inject,
+		.lat = p->t_eject - p->t_inject, .src = p->src, .dst = p->dst,
+		.seq = p->seq, .hops = p->hops, .cls = p->cls,
+		.group = p->group, .early = (uint8_t)early,
+	};
+}
+
+static void hdlv_add(const struct mp_dlv *d)
+{
+	if (nhdlv == hdlv_cap) {
+		hdlv_cap = hdlv_cap ? 2 * hdlv_cap : 4096;
+		hdlv = realloc(hdlv, hdlv_cap * sizeof *hdlv);
+		if (!hdlv)
+			mp_die("out of memory");
+	}
+	hdlv[nhdlv++] = *d;
+}
+
+/* Injection order within a source and class. */
+static int held_cmp(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+#define CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+	CMP(src);
+	CMP(cls);
+	CMP(t_inject);
+	CMP(msg);
+	CMP(seq);
+#undef CMP
+	return 0;
+}
+
+/* By message id, then seq 0 first. */
+static int held_msg_cmp(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	if (x->msg != y->msg)
+		return x->msg < y->msg ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int dlv_id_cmp(const void *a, const void *b)
+{
+	const struct mp_dlv *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The held packet that is the first (seq 0) of message id, or NULL. */
+static const struct held *held_first(uint64_t id)
+{
+	size_t lo = 0, hi = nheld;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (held[mid].msg < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nheld && held[lo].msg == id ? &held[lo] : NULL;
 }
 
 /* ---- utilization snapshots ---- */
@@ -830,15 +920,19 @@ int main(int argc, char *argv[])
 		{ "plot", no_argument, NULL, 'p' },
 		{ "prov", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "measure-packets", required_argument, NULL, 'M' },
 		{ "slow-inputs", required_argument, NULL, 'S' },
 		{ "warmup", required_argument, NULL, 'w' },
+		{ "warmup-packets", required_argument, NULL, 'K' },
 		{ "warmup-time", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum by by = BY_NONE;
 	enum out out = OUT_TEXT;
 	int nout = 0, quiet = 0, have_wn = 0, have_wt = 0, c;
-	uint64_t warm_n = 0, warm_t = 0, slow_k = 0;
+	uint64_t warm_n = 0, warm_t = 0, warm_p = 0, meas_p = UINT64_MAX;
+	uint64_t slow_k = 0;
+	int have_wp = 0;
 	mp_err err;
 
 	mp_prog_init(prog, usage);
@@ -886,6 +980,15 @@ int main(int argc, char *argv[])
 				mp_usage_error("%s", err.msg);
 			ncols = NCOL;
 			break;
+		case 'K':
+		case 'M':
+			if (mp_parse_u64(optarg, c == 'K' ? 0 : 1, UINT64_MAX,
+					 c == 'K' ? &warm_p : &meas_p,
+					 c == 'K' ? "--warmup-packets" :
+						    "--measure-packets", &err) < 0)
+				mp_usage_error("%s", err.msg);
+			have_wp = 1;
+			break;
 		case 'w':
 		case 'W':
 			if (mp_parse_u64(optarg, 0, UINT64_MAX,
@@ -912,6 +1015,9 @@ int main(int argc, char *argv[])
 	if (argc == 0 && isatty(STDIN_FILENO))
 		mp_usage_error("standard input is a terminal: give a file or pipe "
 			    "a stream (... | netrun | lstat)");
+	if (have_wp && (have_wn || have_wt))
+		mp_usage_error("--warmup-packets and --measure-packets exclude "
+			       "--warmup and --warmup-time");
 
 	mp_reader *r = mp_reader_open(argc ? argv[0] : "-", &err);
 	if (!r)
@@ -1010,6 +1116,10 @@ int main(int argc, char *argv[])
 				max_node = mx;
 			have_node = 1;
 			tb_add(&tb_offered, d->t_arrive, d->packets);
+			if (have_wp) {
+				hdlv_add(d);
+				break;
+			}
 			uint64_t key = 0;
 			switch (by) {
 			case BY_LENGTH: key = d->packets > short_max; break;
@@ -1070,6 +1180,10 @@ int main(int argc, char *argv[])
 			have_node = 1;
 			if (!mark)
 				tb_add(&tb_accepted, p->t_eject, 1);
+			if (have_wp) {
+				held_add(p, !mark);
+				break;
+			}
 			int kept = !((have_wn && p->msg < warm_n) ||
 				     (have_wt && p->t_inject < warm_t));
 			uint64_t lat = p->t_eject - p->t_inject;
@@ -1167,6 +1281,82 @@ int main(int argc, char *argv[])
 		    input, (unsigned long long)run.msgs_done,
 		    (unsigned long long)run.pkts_delivered,
 		    (unsigned long long)n_dlv, (unsigned long long)n_pkt);
+
+	/* The packet window: rank each source's packets of a class in
+	 * injection order; keep ranks W .. W+M-1, and the messages whose
+	 * first packet is kept. */
+	if (have_wp) {
+		qsort(held, nheld, sizeof *held, held_cmp);
+		uint64_t rank = 0;
+		for (size_t i = 0; i < nheld; i++) {
+			if (i && (held[i].src != held[i - 1].src ||
+				  held[i].cls != held[i - 1].cls))
+				rank = 0;
+			held[i].kept = rank >= warm_p && rank - warm_p < meas_p;
+			rank++;
+		}
+		qsort(held, nheld, sizeof *held, held_msg_cmp);
+		/* Messages in id order, to give packets their message's
+		 * length for --by length and --by packets. */
+		qsort(hdlv, nhdlv, sizeof *hdlv, dlv_id_cmp);
+		for (size_t i = 0; i < nhdlv; i++) {
+			const struct mp_dlv *d = &hdlv[i];
+			const struct held *f = held_first(d->id);
+			uint64_t key = 0;
+			switch (by) {
+			case BY_LENGTH: key = d->packets > short_max; break;
+			case BY_PACKETS: key = d->packets; break;
+			case BY_CLASS: key = d->cls; break;
+			case BY_GROUP: key = d->group == MP_GROUP_HOT ? 0 : 1; break;
+			case BY_SRC: key = d->src; break;
+			case BY_DST: key = d->dst; break;
+			case BY_HOPS: key = d->hops / d->packets; break;
+			case BY_NONE: break;
+			}
+			if (!f || !f->kept)
+				continue;
+			kept_dlv++;
+			acc_msg(all, d);
+			if (by != BY_NONE)
+				acc_msg(group(key), d);
+		}
+		for (size_t i = 0; i < nheld; i++) {
+			const struct held *p = &held[i];
+			if (!p->kept)
+				continue;
+			kept_pkt++;
+			acc_pkt(all, p->lat, p->hops, p->early);
+			uint64_t key = 0;
+			switch (by) {
+			case BY_LENGTH:
+			case BY_PACKETS: {
+				/* the message's length: find its record */
+				size_t lo = 0, hi = nhdlv;
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+					if (hdlv[mid].id < p->msg)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo == nhdlv || hdlv[lo].id != p->msg)
+					continue; /* its message was not delivered */
+				key = by == BY_LENGTH ?
+				      hdlv[lo].packets > short_max : hdlv[lo].packets;
+				break;
+			}
+			case BY_CLASS: key = p->cls; break;
+			case BY_GROUP: key = p->group == MP_GROUP_HOT ? 0 : 1; break;
+			case BY_SRC: key = p->src; break;
+			case BY_DST: key = p->dst; break;
+			case BY_HOPS: key = p->hops; break;
+			case BY_NONE: continue;
+			}
+			acc_pkt(group(key), p->lat, p->hops, p->early);
+		}
+		free(held);
+		free(hdlv);
+	}
 
 	/* Packets whose message was never seen delivered after them. */
 	uint64_t unmatched = 0;
@@ -1333,7 +1523,11 @@ int main(int argc, char *argv[])
 			       (unsigned long long)warm_n, have_wt ? ", " : "");
 		if (have_wt)
 			printf("before time %llu", (unsigned long long)warm_t);
-		if (!have_wn && !have_wt)
+		if (have_wp)
+			printf("per source and class, the first %llu packets "
+			       "(then %llu measured)", (unsigned long long)warm_p,
+			       (unsigned long long)meas_p);
+		if (!have_wn && !have_wt && !have_wp)
 			printf("none");
 		printf("; discarded %llu messages, %llu packets\n",
 		       (unsigned long long)(n_dlv - kept_dlv),

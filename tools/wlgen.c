@@ -32,7 +32,7 @@ static const char synopsis[] =
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
 	"  --preset NAME        fabric and workload preset (po2, fedx, torus,\n"
-	"                       cmp, ncube; default po2); options override it\n"
+	"                       cmp, rs, ncube; default po2); options override it\n"
 	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8,\n"
 	"                       mesh:8x8, butterfly:A,D, omega:A,D, crossbar:N\n"
 	"  --stages D           butterfly of D stages of 2x2 routers (preset ncube)\n"

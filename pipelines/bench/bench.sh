@@ -515,6 +515,65 @@ done
 echo
 table
 
+# ---------------------------------------------------------------------------
+section "9. The flit model: flit link-hops per second"
+echo
+echo "netrun --model flit on SPEC 3.3's network: 8x8 torus, wormhole on 2"
+echo "virtual channels of 16 flits, 16-flit packets, uniform destinations,"
+echo "0.30 flits per node per cycle.  Flit link-hops are packet-hops (from"
+echo "netrun -v) times 16.  Target: at least 10 M flit link-hops per CPU"
+echo "second.  Commands:"
+echo
+fargs="--preset rs --vcs 2 --vc-buf 16"
+n=40000
+wlgen --preset rs --load 0.3 -n "$n" --seed 1 --raw -o "$tmp/flit.raw" || exit 1
+: >"$tmp/cal.t"
+timed "$tmp/cal.t" netrun $fargs -k --raw -o /dev/null "$tmp/flit.raw" 2>/dev/null
+n2=$(newn "$n" "$(last_cpu "$tmp/cal.t")" 0.5 1.2 10000000)
+if [ "$n2" != "$n" ]; then
+	n=$n2
+	wlgen --preset rs --load 0.3 -n "$n" --seed 1 --raw -o "$tmp/flit.raw" || exit 1
+fi
+printf '  netrun %s -k -v --raw -o /dev/null w.raw
+' "$fargs"
+printf '    (w.raw: wlgen --preset rs --load 0.3 -n %s --seed 1 --raw)
+' "$n"
+: >"$tmp/flit.t"
+r=1
+while [ $r -le "$runs" ]; do
+	progress "netrun flit: run $r of $runs ($n messages)"
+	timed "$tmp/flit.t" netrun $fargs -k -v --raw -o /dev/null \
+	    "$tmp/flit.raw" 2>"$tmp/flit.err"
+	r=$((r + 1))
+done
+set -- $(netrun_counts "$tmp/flit.err")
+fh=$(( ${3:-0} * 16 ))
+echo "config|messages|flit link-hops|elapsed s|M flit-hops/s|M flit-hops/CPU-s|peak RSS MB" >"$tmp/table"
+echo "rs wormhole 2x16 0.30|$n|$fh|$(spread "$(stats "$tmp/flit.t" 1)" 1 %.3f)|$(spread "$(rates "$tmp/flit.t" "$fh")" 1e6 %.2f)|$(rates "$tmp/flit.t" "$fh" 3 | awk '{ printf "%.2f", $1 / 1e6 }')|$(spread "$(stats "$tmp/flit.t" 2)" 1024 %.1f)" >>"$tmp/table"
+table
+echo
+echo "Peak RSS against run length (the same load, 4 times the messages):"
+n4=$((n * 4))
+wlgen --preset rs --load 0.3 -n "$n4" --seed 1 --raw -o "$tmp/flit4.raw" || exit 1
+: >"$tmp/flit4.t"
+timed "$tmp/flit4.t" netrun $fargs -k --raw -o /dev/null "$tmp/flit4.raw" 2>/dev/null
+echo "messages|peak RSS MB" >"$tmp/table"
+echo "$n|$(stats "$tmp/flit.t" 2 | awk '{ printf "%.1f", $1 / 1024 }')" >>"$tmp/table"
+echo "$n4|$(stats "$tmp/flit4.t" 2 | awk '{ printf "%.1f", $1 / 1024 }')" >>"$tmp/table"
+table
+rm -f "$tmp/flit4.raw"
+if [ "$use_cg" != 0 ]; then
+	echo
+	echo "Instructions per flit link-hop (callgrind, a run of $((n / 10)) messages):"
+	wlgen --preset rs --load 0.3 -n $((n / 10)) --seed 1 --raw -o "$tmp/flitcg.raw" || exit 1
+	set -- $(callgrind "$tmp/flit.cg" "$tmp/flitcg.raw" $fargs --raw)
+	if [ -n "$2" ]; then
+		awk -v ir="$1" -v h="$2" 'BEGIN { printf "  %d instructions / %d flit link-hops = %.0f per flit-hop\n", ir, h * 16, ir / (h * 16) }'
+	else
+		echo "  callgrind failed"
+	fi
+fi
+
 echo
 sh pipelines/bench/deps.sh
 

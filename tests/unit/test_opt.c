@@ -131,6 +131,13 @@ int main(void)
 					vals[nv++] = "prob:0.25";
 					vals[nv++] = "prob:0.123456789";
 					vals[nv++] = "perfect";
+				} else if (strcmp(o->name, "arb") == 0) {
+					vals[nv++] = "priority";
+					vals[nv++] = "credit:3";
+					vals[nv++] = "random";
+				} else if (strcmp(o->name, "class") == 0) {
+					vals[nv++] = "gt=ps";
+					vals[nv++] = "be=vct,gt=wormhole";
 				}
 				nopts += nv > 0;
 				for (int k = 0; k < nv; k++) {

@@ -1,0 +1,1121 @@
+/*
+ * The flit model (netrun --model flit): a cycle-level model of routers
+ * with per-virtual-channel input buffers, credit-based flow control, a
+ * crossbar and link arbitration, on a torus or a 2-D mesh with
+ * dimension-order routing (mp_net's "dor"). Wormhole, virtual
+ * cut-through and packet switching per traffic class, each class its
+ * own virtual network on the shared links and terminal ports. The
+ * timing rules and the zero-load formula are in man/netrun.1.
+ *
+ * Time advances one cycle at a time, but only routers with something
+ * that can move are visited: a router is visited in a cycle when a flit
+ * becomes ready in it, a credit returns to it, its terminal has a new
+ * message, or it moved a flit in the cycle before. With nothing to
+ * visit, time jumps to the next such cycle or to the driver's next
+ * event, so idle routers and idle stretches cost nothing.
+ */
+#include "mp_model.h"
+#include "mp_sim.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_evq.h"
+
+#define NIL UINT32_MAX
+#define NOPORT 0xffu
+#define MAXVN 2 /* virtual networks: one per class */
+
+/*
+ * Input buffer organizations, chosen by name (--buf-org). Only
+ * virtual-channel FIFOs exist: each input virtual channel has its own
+ * FIFO of vc-buf flits. The shared-buffer organizations of SPEC 3.5
+ * (FIFO, SAFC, SAMQ, DAMQ, output-queued) are the next entries.
+ */
+struct vnet;
+struct buf_org {
+	const char *name;
+	/* Flits input VC k of a network may hold (a link's input port). */
+	unsigned (*vc_cap)(const struct vnet *vn, unsigned k);
+};
+static unsigned vc_fifo_cap(const struct vnet *vn, unsigned k);
+static const struct buf_org buf_orgs[] = {
+	{ "vc-fifo", vc_fifo_cap },
+};
+static const char *const buf_org_names[] = { "vc-fifo", NULL };
+static const char *const off_on[] = { "off", "on", NULL };
+
+struct flit {
+	uint64_t ready; /* first cycle it may leave this router */
+	uint32_t pkt;
+	uint32_t idx;   /* flit number in its packet, 0 the header */
+};
+
+struct pkt {
+	uint32_t msg, seq, dst;
+	uint32_t left;     /* flits not yet ejected */
+	uint32_t next_free;
+	uint64_t t_inject;
+	uint16_t hops;
+	uint8_t vn, dim, crossed, live;
+};
+
+/* An input virtual channel: a ring of cap flits in the flit slab. */
+struct ivc {
+	uint32_t base, cap, head, n;
+	uint32_t ovc;     /* output VC of the packet at the head, or NIL */
+	uint32_t up;      /* the upstream output VC it returns credits to */
+	uint8_t oport;    /* output port of the packet at the head */
+	uint8_t vn, port, sw_ps;
+};
+
+/* An output virtual channel (a link's, or the terminal's). */
+struct ovc {
+	int32_t credits;  /* free flits downstream (links only) */
+	uint32_t owner;   /* input VC (router-local index) holding it, NIL */
+	uint32_t down;    /* global input VC it feeds, NIL: ejection */
+	uint32_t router;  /* the router it belongs to */
+};
+
+struct oport {
+	uint8_t kind;     /* MP_PORT_* */
+	uint8_t dim, wrap;
+	uint32_t peer;
+	uint32_t vc0;     /* first output VC (global index) */
+	uint32_t rr;      /* round-robin pointer (router-local VC bit) */
+	uint32_t be_quota; /* credit:A arbitration: best-effort flits left */
+	uint64_t flits, pkts;
+};
+
+struct router {
+	uint64_t mask;    /* non-empty input VCs (router-local bits) */
+	uint64_t mark;    /* cycle it is listed for, +1 */
+	uint32_t ivc0;    /* first input VC (global) */
+	uint64_t inj_flits, ej_flits, inj_pkts, ej_pkts;
+};
+
+struct tq { /* a FIFO of (time, index) in time order */
+	struct tq_e {
+		uint64_t t;
+		uint32_t x;
+	} *e;
+	uint32_t head, n, mask;
+};
+
+struct vnet {
+	int sw;            /* enum mp_switching */
+	unsigned vcs, buf; /* per link */
+	unsigned base;     /* first VC of the network at each port */
+	unsigned dateline; /* split the VCs by the dateline rule */
+	unsigned bubble;   /* a packet entering a ring needs room for two */
+	int cls;           /* traffic class it carries, or -1: every class */
+};
+
+static unsigned vc_fifo_cap(const struct vnet *vn, unsigned k)
+{
+	(void)k;
+	return vn->buf;
+}
+
+typedef struct flitm {
+	mp_sim *sim;
+	const mp_net *net;
+	struct mp_sim_shared *sh;
+	mp_ni *ni;
+	mp_evq *q;
+	struct mp_cfg cfg;
+	mp_route_fn route;
+	uint32_t nr, nports, nvc, nivc, novc;  /* nvc: VCs per port */
+	unsigned L, R, D, C;
+	struct router *r;
+	struct oport *op;   /* nr * nports */
+	struct ivc *iv;     /* nr * nports * nvc */
+	struct ovc *ov;     /* nr * nports * nvc */
+	struct flit *slab;
+	struct pkt *pkts;
+	uint32_t npkts, pkt_free;
+	struct vnet vn[MAXVN];
+	unsigned nvn;
+	int8_t vn_of_cls[2];
+	uint64_t gt_mask;   /* router-local input VC bits of the gt network */
+	uint64_t port_mask[64];
+	struct tq w_next, w_job, w_inj, w_arr, credits;
+	uint32_t *list;     /* routers to visit this cycle */
+	uint64_t now, cycles, visits;
+	int failed, watch;
+} flitm;
+
+static int fail(flitm *f, const char *fmt, ...) MP_PRINTF(2, 3);
+static int fail(flitm *f, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	f->failed = f->watch = 1;
+	return mp_sim_fail(f->sim, "%s", msg);
+}
+
+/* ------------------------------------------------------------------ */
+/* Time queues                                                         */
+
+static int tq_push(flitm *f, struct tq *q, uint64_t t, uint32_t x)
+{
+	if (q->n > q->mask) {
+		uint32_t cap = (q->mask + 1) * 2;
+		struct tq_e *e = malloc((size_t)cap * sizeof *e);
+		if (!e)
+			return fail(f, "out of memory (time queue)");
+		for (uint32_t i = 0; i < q->n; i++)
+			e[i] = q->e[(q->head + i) & q->mask];
+		free(q->e);
+		q->e = e;
+		q->head = 0;
+		q->mask = cap - 1;
+	}
+	struct tq_e *s = &q->e[(q->head + q->n) & q->mask];
+	s->t = t;
+	s->x = x;
+	q->n++;
+	return 0;
+}
+
+static inline uint64_t tq_peek(const struct tq *q)
+{
+	return q->n ? q->e[q->head].t : UINT64_MAX;
+}
+
+static inline uint32_t tq_pop(struct tq *q)
+{
+	uint32_t x = q->e[q->head].x;
+	q->head = (q->head + 1) & q->mask;
+	q->n--;
+	return x;
+}
+
+static int tq_init(struct tq *q)
+{
+	q->mask = 255;
+	q->e = malloc(256 * sizeof *q->e);
+	return q->e ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Packets                                                             */
+
+static uint32_t pkt_alloc(flitm *f)
+{
+	if (f->pkt_free == NIL) {
+		uint32_t cap = f->npkts ? f->npkts * 2 : 1024;
+		struct pkt *p = realloc(f->pkts, (size_t)cap * sizeof *p);
+		if (!p) {
+			fail(f, "out of memory (packets)");
+			return NIL;
+		}
+		f->pkts = p;
+		for (uint32_t i = cap; i-- > f->npkts;) {
+			p[i].live = 0;
+			p[i].next_free = f->pkt_free;
+			f->pkt_free = i;
+		}
+		f->npkts = cap;
+	}
+	uint32_t i = f->pkt_free;
+	f->pkt_free = f->pkts[i].next_free;
+	return i;
+}
+
+static void pkt_release(flitm *f, uint32_t i)
+{
+	f->pkts[i].live = 0;
+	f->pkts[i].next_free = f->pkt_free;
+	f->pkt_free = i;
+}
+
+/* ------------------------------------------------------------------ */
+/* The cycle                                                           */
+
+/* List router x for the current cycle t (once). */
+static inline void visit(flitm *f, uint32_t x, uint64_t t, uint32_t *n)
+{
+	if (f->r[x].mark != t + 1) {
+		f->r[x].mark = t + 1;
+		f->list[(*n)++] = x;
+	}
+}
+
+static inline struct flit *fifo_at(flitm *f, const struct ivc *c, uint32_t k)
+{
+	uint32_t i = c->head + k;
+	if (i >= c->cap)
+		i -= c->cap;
+	return &f->slab[c->base + i];
+}
+
+/* Take new packets from terminal x's job list into free injection
+ * VCs of their network. */
+static void inject(flitm *f, uint32_t x, uint64_t t)
+{
+	struct router *r = &f->r[x];
+	uint32_t tp = f->nports - 1; /* the terminal port */
+	for (;;) {
+		uint32_t mi = mp_ni_head(f->ni, x);
+		if (mi == MP_NI_NONE)
+			return;
+		const struct mp_sim_msg *m = mp_sim_msg(f->sh, mi);
+		int v = m->cls < 2 ? f->vn_of_cls[m->cls] : -1;
+		if (v < 0) {
+			fail(f, "message %llu: class %u (%s) has no --class "
+				"setting", (unsigned long long)m->id, m->cls,
+			     m->cls < 2 ? mp_class_names[m->cls] : "unknown");
+			return;
+		}
+		const struct vnet *vn = &f->vn[v];
+		uint32_t lv = tp * f->nvc + vn->base, k;
+		for (k = 0; k < vn->vcs; k++)
+			if (f->iv[r->ivc0 + lv + k].n == 0)
+				break;
+		if (k == vn->vcs)
+			return;
+		uint32_t pi = pkt_alloc(f);
+		if (pi == NIL)
+			return;
+		struct pkt *p = &f->pkts[pi];
+		p->msg = mi;
+		p->dst = m->dst;
+		p->left = f->L;
+		p->t_inject = t;
+		p->hops = 0;
+		p->vn = (uint8_t)v;
+		p->dim = NOPORT;
+		p->crossed = 0;
+		p->live = 1;
+		p->seq = mp_sim_accepted(f->sim, x, mi, t, t);
+		struct ivc *c = &f->iv[r->ivc0 + lv + k];
+		for (uint32_t j = 0; j < f->L; j++) {
+			struct flit *fl = &f->slab[c->base + j];
+			fl->ready = t + f->R;
+			fl->pkt = pi;
+			fl->idx = j;
+		}
+		c->head = 0;
+		c->n = f->L;
+		r->mask |= 1ull << (lv + k);
+		r->inj_pkts++;
+		if (f->R && tq_push(f, &f->w_inj, t + f->R, x) < 0)
+			return;
+	}
+}
+
+/* Try to give the packet at the head of input VC lv of router x an
+ * output VC; returns it, or NIL. */
+static uint32_t allocate(flitm *f, uint32_t x, uint32_t lv, struct ivc *c,
+			 const struct flit *h, uint64_t t)
+{
+	struct pkt *p = &f->pkts[h->pkt];
+	const struct vnet *vn = &f->vn[c->vn];
+	if (c->oport == NOPORT) {
+		unsigned port;
+		if (f->route(f->net, x, p->dst, &port, 1) != 1 ||
+		    port >= f->nports || f->op[x * f->nports + port].kind ==
+		    MP_PORT_NONE) {
+			fail(f, "no route from switch %u to terminal %u", x, p->dst);
+			return NIL;
+		}
+		c->oport = (uint8_t)port;
+	}
+	if (vn->sw == MP_SW_PS) {
+		/* Store and forward: the whole packet is here and ready. */
+		uint32_t tail = f->L - 1 - h->idx;
+		if (c->n <= tail || fifo_at(f, c, tail)->ready > t)
+			return NIL;
+	}
+	const struct oport *o = &f->op[x * f->nports + c->oport];
+	unsigned lo = 0, hi = vn->vcs;
+	if (o->kind == MP_PORT_LINK && vn->dateline) {
+		unsigned cls = o->dim == p->dim ? p->crossed : 0, half = vn->vcs / 2;
+		lo = cls ? half : 0;
+		hi = cls ? vn->vcs : half;
+	}
+	uint32_t first = o->vc0 + vn->base;
+	/* Whole packets: room for this one, and under the bubble rule for
+	 * one more when it enters a ring (from its source, or turning). */
+	int32_t need = (int32_t)f->L;
+	if (vn->bubble && o->dim != p->dim)
+		need *= 2;
+	for (unsigned v = lo; v < hi; v++) {
+		struct ovc *ov = &f->ov[first + v];
+		if (ov->owner != NIL)
+			continue;
+		if (o->kind == MP_PORT_LINK && vn->sw != MP_SW_WORMHOLE &&
+		    ov->credits < need)
+			continue;
+		ov->owner = lv;
+		c->ovc = first + v;
+		return c->ovc;
+	}
+	return NIL;
+}
+
+/* Move the head flit of input VC lv of router x through its output VC
+ * at cycle t. */
+static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
+{
+	struct router *r = &f->r[x];
+	struct ivc *c = &f->iv[r->ivc0 + lv];
+	struct flit fl = *fifo_at(f, c, 0);
+	struct ovc *ov = &f->ov[c->ovc];
+	struct oport *o = &f->op[x * f->nports + c->oport];
+	struct pkt *p = &f->pkts[fl.pkt];
+	(void)nl;
+
+	if (++c->head == c->cap)
+		c->head = 0;
+	if (--c->n == 0)
+		r->mask &= ~(1ull << lv);
+	if (c->up != NIL)
+		tq_push(f, &f->credits, t + f->C, c->up);
+	else
+		r->inj_flits++;
+	f->sh->last_progress = t;
+	o->flits++;
+	if (ov->down != NIL) {
+		struct ivc *d = &f->iv[ov->down];
+		struct flit *s = fifo_at(f, d, d->n);
+		s->ready = t + f->D + f->R;
+		s->pkt = fl.pkt;
+		s->idx = fl.idx;
+		d->n++;
+		f->r[o->peer].mask |= 1ull << (ov->down - f->r[o->peer].ivc0);
+		ov->credits--;
+		tq_push(f, &f->w_arr, t + f->D + f->R, o->peer);
+		if (fl.idx == 0) {
+			o->pkts++;
+			p->hops++;
+			mp_sim_moved(f->sh, t);
+			if (o->dim != p->dim) {
+				p->dim = o->dim;
+				p->crossed = 0;
+			}
+			if (o->wrap)
+				p->crossed = 1;
+		}
+	} else {
+		r->ej_flits++;
+		p->left -= 1;
+		if (fl.idx == 0)
+			o->pkts++;
+	}
+	if (fl.idx == f->L - 1) {
+		ov->owner = NIL;
+		c->ovc = NIL;
+		c->oport = NOPORT;
+		if (ov->down == NIL) {
+			struct mp_sim_pkt d = {
+				.msg = p->msg,
+				.seq = p->seq,
+				.t_inject = p->t_inject,
+				.hops = p->hops,
+			};
+			r->ej_pkts++;
+			pkt_release(f, fl.pkt);
+			if (mp_sim_delivered(f->sim, &d, t) < 0)
+				f->failed = f->watch = 1;
+		}
+	}
+}
+
+/* Pick one of the requests in req by round-robin from *rr. */
+static inline uint32_t rr_pick(uint64_t req, uint32_t *rr)
+{
+	uint64_t hi = req & (~0ull << (*rr & 63));
+	uint32_t w = (uint32_t)__builtin_ctzll(hi ? hi : req);
+	*rr = w + 1;
+	return w;
+}
+
+/* One cycle of router x: injection, VC allocation, switch allocation
+ * and arbitration of each output port, the moves. Returns whether a
+ * flit moved. */
+static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
+{
+	struct router *r = &f->r[x];
+	uint64_t req[64];
+	uint64_t ports = 0; /* output ports with requests */
+	inject(f, x, t);
+	for (uint64_t m = r->mask; m; m &= m - 1) {
+		uint32_t lv = (uint32_t)__builtin_ctzll(m);
+		struct ivc *c = &f->iv[r->ivc0 + lv];
+		const struct flit *h = fifo_at(f, c, 0);
+		if (h->ready > t)
+			continue;
+		uint32_t o = c->ovc;
+		if (o == NIL) {
+			o = allocate(f, x, lv, c, h, t);
+			if (o == NIL)
+				continue;
+		}
+		if (f->ov[o].down != NIL && f->ov[o].credits <= 0)
+			continue;
+		if (!(ports >> c->oport & 1)) {
+			ports |= 1ull << c->oport;
+			req[c->oport] = 0;
+		}
+		req[c->oport] |= 1ull << lv;
+	}
+	if (!ports)
+		return 0;
+	/* Output ports in turn, from a place that rotates with time; an
+	 * input port sends one flit per cycle, the terminal's injection
+	 * port inject-flits, its ejection port takes eject-flits. */
+	uint32_t np = f->nports, tp = np - 1;
+	uint32_t used[64] = { 0 };
+	uint64_t gone = 0; /* input VCs of ports that used their turn */
+	uint32_t start = (uint32_t)(t % np);
+	for (uint32_t k = 0; k < np; k++) {
+		uint32_t po = start + k < np ? start + k : start + k - np;
+		if (!(ports >> po & 1))
+			continue;
+		struct oport *o = &f->op[x * np + po];
+		uint32_t quota = po == tp ? f->cfg.eject_flits : 1;
+		for (uint32_t g = 0; g < quota; g++) {
+			uint64_t q = req[po] & ~gone;
+			if (!q)
+				break;
+			uint32_t w;
+			if (f->cfg.arb == MP_ARB_RR || !(q & f->gt_mask) ||
+			    !(q & ~f->gt_mask)) {
+				w = rr_pick(q, &o->rr);
+			} else if (f->cfg.arb == MP_ARB_PRIORITY ||
+				   o->be_quota == 0) {
+				w = rr_pick(q & f->gt_mask, &o->rr);
+			} else {
+				w = rr_pick(q & ~f->gt_mask, &o->rr);
+				o->be_quota--;
+			}
+			if (f->cfg.arb == MP_ARB_CREDIT && (f->gt_mask >> w & 1) &&
+			    fifo_at(f, &f->iv[r->ivc0 + w], 0)->idx == 0)
+				o->be_quota = f->cfg.arb_alpha;
+			req[po] &= ~(1ull << w);
+			uint32_t pi = w / f->nvc;
+			if (++used[pi] == (pi == tp ? f->cfg.inject_flits : 1))
+				gone |= f->port_mask[pi];
+			move(f, x, w, t, nl);
+		}
+	}
+	return 1;
+}
+
+static int self_check(flitm *f);
+
+/* Run every cycle before `until`. */
+static int flit_run_until(void *m, uint64_t until)
+{
+	flitm *f = m;
+	struct mp_ev ev;
+	if (f->failed)
+		return MP_SIM_ERROR;
+	f->ni = mp_sim_ni(f->sim);
+	for (;;) {
+		uint64_t tm = tq_peek(&f->w_next), x;
+		if ((x = tq_peek(&f->w_job)) < tm)
+			tm = x;
+		if ((x = tq_peek(&f->w_inj)) < tm)
+			tm = x;
+		if ((x = tq_peek(&f->w_arr)) < tm)
+			tm = x;
+		if ((x = tq_peek(&f->credits)) < tm)
+			tm = x;
+		uint64_t td = mp_evq_peek(f->q);
+		if (tm == UINT64_MAX && until == UINT64_MAX && !mp_sim_work(f->sim))
+			return MP_SIM_OK;
+		if (td <= tm) {
+			if (td >= until || !mp_evq_pop_before(f->q, until, &ev))
+				return MP_SIM_OK;
+			f->now = ev.t;
+			int st = mp_sim_event(f->sim, &ev);
+			if (st == MP_SIM_ERROR)
+				return MP_SIM_ERROR;
+			if (st != MP_SIM_OK)
+				return st;
+			continue;
+		}
+		if (tm >= until)
+			return MP_SIM_OK;
+		uint64_t t = tm;
+		uint32_t n = 0;
+		f->now = t;
+		f->cycles++;
+		while (tq_peek(&f->credits) == t) {
+			uint32_t o = tq_pop(&f->credits);
+			f->ov[o].credits++;
+			visit(f, f->ov[o].router, t, &n);
+		}
+		while (tq_peek(&f->w_next) == t)
+			visit(f, tq_pop(&f->w_next), t, &n);
+		while (tq_peek(&f->w_job) == t)
+			visit(f, tq_pop(&f->w_job), t, &n);
+		while (tq_peek(&f->w_inj) == t)
+			visit(f, tq_pop(&f->w_inj), t, &n);
+		while (tq_peek(&f->w_arr) == t)
+			visit(f, tq_pop(&f->w_arr), t, &n);
+		f->visits += n;
+		for (uint32_t i = 0; i < n; i++)
+			if (cycle(f, f->list[i], t, NULL))
+				tq_push(f, &f->w_next, t + 1, f->list[i]);
+		if (f->watch) {
+			if (!f->failed)
+				self_check(f);
+			if (f->failed)
+				return MP_SIM_ERROR;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Self-check                                                          */
+
+/*
+ * Recount what the model keeps incrementally: each input VC's flits
+ * (in packet order, within its capacity, its bit in the router's mask),
+ * the credits of each output VC (credits + flits in the buffer it feeds
+ * + credits on their way back = the buffer's size, never negative),
+ * the ownership of output VCs (an owner holds it, and holds only it),
+ * and each packet's flits (those not yet ejected are in the buffers).
+ */
+MP_COLD static int self_check(flitm *f)
+{
+	unsigned long long t = f->now;
+	uint32_t *cnt = calloc((size_t)f->npkts + f->novc + 1, sizeof *cnt);
+	uint32_t *pend = cnt + f->npkts;
+	if (!cnt)
+		return fail(f, "out of memory (self-check)");
+	int rc = 0;
+	for (uint32_t i = 0; i < f->credits.n; i++)
+		pend[f->credits.e[(f->credits.head + i) & f->credits.mask].x]++;
+	for (uint32_t x = 0; x < f->nr && !rc; x++) {
+		const struct router *r = &f->r[x];
+		uint64_t mask = 0;
+		for (uint32_t lv = 0; lv < f->nports * f->nvc && !rc; lv++) {
+			const struct ivc *c = &f->iv[r->ivc0 + lv];
+			if (c->n > c->cap)
+				rc = fail(f, "self-check at t=%llu: router %u VC %u "
+					     "holds %u flits, room for %u", t, x, lv,
+					  c->n, c->cap);
+			if (c->n)
+				mask |= 1ull << lv;
+			for (uint32_t k = 0; k < c->n && !rc; k++) {
+				const struct flit *a = fifo_at(f, c, k);
+				if (a->pkt >= f->npkts || !f->pkts[a->pkt].live) {
+					rc = fail(f, "self-check at t=%llu: router "
+						     "%u VC %u holds a flit of no "
+						     "packet", t, x, lv);
+					break;
+				}
+				cnt[a->pkt]++;
+				if (k && a->idx && (fifo_at(f, c, k - 1)->pkt !=
+						    a->pkt ||
+						    fifo_at(f, c, k - 1)->idx + 1 !=
+						    a->idx))
+					rc = fail(f, "self-check at t=%llu: router "
+						     "%u VC %u: flits out of order",
+						  t, x, lv);
+			}
+			if (c->ovc != NIL && f->ov[c->ovc].owner != lv)
+				rc = fail(f, "self-check at t=%llu: router %u VC %u "
+					     "uses output VC %u, owned by %u", t,
+					  x, lv, c->ovc, f->ov[c->ovc].owner);
+			if (c->ovc != NIL && f->ov[c->ovc].router != x)
+				rc = fail(f, "self-check at t=%llu: router %u VC %u "
+					     "holds output VC %u of another router",
+					  t, x, lv, c->ovc);
+		}
+		if (!rc && mask != r->mask)
+			rc = fail(f, "self-check at t=%llu: router %u non-empty "
+				     "VCs %#llx, not %#llx", t, x,
+				  (unsigned long long)r->mask,
+				  (unsigned long long)mask);
+	}
+	for (uint32_t o = 0; o < f->novc && !rc; o++) {
+		const struct ovc *ov = &f->ov[o];
+		if (ov->owner != NIL &&
+		    f->iv[f->r[ov->router].ivc0 + ov->owner].ovc != o)
+			rc = fail(f, "self-check at t=%llu: output VC %u owned by "
+				     "VC %u of router %u, which does not hold it",
+				  t, o, ov->owner, ov->router);
+		if (ov->down == NIL)
+			continue;
+		const struct ivc *d = &f->iv[ov->down];
+		if (ov->credits < 0 ||
+		    (uint64_t)ov->credits + d->n + pend[o] != d->cap)
+			rc = fail(f, "self-check at t=%llu: output VC %u has %d "
+				     "credits, %u flits downstream, %u credits "
+				     "returning, room %u", t, o, ov->credits,
+				  d->n, pend[o], d->cap);
+	}
+	uint64_t live = 0;
+	for (uint32_t i = 0; i < f->npkts && !rc; i++) {
+		if (!f->pkts[i].live)
+			continue;
+		live++;
+		if (cnt[i] != f->pkts[i].left)
+			rc = fail(f, "self-check at t=%llu: packet %u has %u flits "
+				     "in buffers, %u not ejected", t, i, cnt[i],
+				  f->pkts[i].left);
+	}
+	if (!rc && live != mp_sim_in_flight(f->sim))
+		rc = fail(f, "self-check at t=%llu: %llu packets live, %llu "
+			     "accepted and not delivered", t,
+			  (unsigned long long)live,
+			  (unsigned long long)mp_sim_in_flight(f->sim));
+	free(cnt);
+	return rc;
+}
+
+static int flit_self_check(void *m)
+{
+	return self_check(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Interface                                                           */
+
+static void flit_free(void *m)
+{
+	flitm *f = m;
+	if (!f)
+		return;
+	free(f->r);
+	free(f->op);
+	free(f->iv);
+	free(f->ov);
+	free(f->slab);
+	free(f->pkts);
+	free(f->list);
+	free(f->w_next.e);
+	free(f->w_job.e);
+	free(f->w_inj.e);
+	free(f->w_arr.e);
+	free(f->credits.e);
+	free(f);
+}
+
+/* The VCs and buffer of a network of switching sw under cfg. */
+static void vnet_size(const struct mp_cfg *c, int sw, int cls,
+		      unsigned *vcs, unsigned *buf)
+{
+	unsigned L = c->packet_flits;
+	if (sw == MP_SW_WORMHOLE) {
+		*vcs = c->vcs ? c->vcs : 2;
+		*buf = c->vc_buf ? c->vc_buf : 1;
+	} else {
+		*vcs = c->vcs ? c->vcs : 1;
+		*buf = c->vc_buf ? c->vc_buf : 4 * L;
+	}
+	(void)cls;
+}
+
+static void *flit_create(mp_sim *sim, const mp_net *net,
+			 const struct mp_cfg *cfg, mp_err *err)
+{
+	const char *fam = mp_net_family(net);
+	int torus = strcmp(fam, "torus") == 0;
+	if (!torus && strcmp(fam, "mesh") != 0) {
+		mp_err_set(err, "--model flit: needs a torus:RxC or mesh:RxC "
+				"network, not %s", mp_net_name(net));
+		return NULL;
+	}
+	if (cfg->arb == MP_ARB_RANDOM) { /* the ncube model's */
+		mp_err_set(err, "--arb: the flit model arbitrates rr, priority "
+				"or credit:A, not random");
+		return NULL;
+	}
+	flitm *f = calloc(1, sizeof *f);
+	if (!f) {
+		mp_err_set(err, "out of memory");
+		return NULL;
+	}
+	f->sim = sim;
+	f->net = net;
+	f->cfg = *cfg;
+	f->sh = mp_sim_shared(sim);
+	f->ni = mp_sim_ni(sim);
+	f->q = mp_sim_evq(sim);
+	f->route = mp_net_routing("dor");
+	f->L = cfg->packet_flits;
+	f->R = cfg->router_delay;
+	f->D = cfg->link_delay;
+	f->C = cfg->credit_delay;
+	f->pkt_free = NIL;
+	f->watch = mp_sim_opts(sim)->self_check;
+	f->vn_of_cls[0] = f->vn_of_cls[1] = -1;
+
+	/* Virtual networks: one per named class, or one for all. */
+	if (cfg->class_sw[0] || cfg->class_sw[1]) {
+		for (int k = 1; k >= 0; k--) /* gt first */
+			if (cfg->class_sw[k]) {
+				f->vn[f->nvn].sw = cfg->class_sw[k] - 1;
+				f->vn[f->nvn].cls = k;
+				f->vn_of_cls[k] = (int8_t)f->nvn++;
+			}
+	} else {
+		f->vn[0].sw = cfg->switching;
+		f->vn[0].cls = -1;
+		f->nvn = 1;
+		f->vn_of_cls[0] = f->vn_of_cls[1] = 0;
+	}
+	unsigned nvc = 0;
+	for (unsigned v = 0; v < f->nvn; v++) {
+		struct vnet *vn = &f->vn[v];
+		vnet_size(cfg, vn->sw, vn->cls, &vn->vcs, &vn->buf);
+		vn->base = nvc;
+		nvc += vn->vcs;
+		const char *nm = vn->cls < 0 ? "" : mp_class_names[vn->cls];
+		if (vn->sw != MP_SW_WORMHOLE && vn->buf < f->L) {
+			mp_err_set(err, "--vc-buf %u: %s%s%s needs room for a whole "
+					"packet (%u flits)", vn->buf, nm,
+				   *nm ? " " : "", mp_switching_names[vn->sw], f->L);
+			goto fail;
+		}
+		if (!cfg->vc_rules)
+			continue; /* deadlock possible: the driver detects it */
+		if (torus && vn->vcs >= 2)
+			vn->dateline = 1;
+		if (torus && vn->vcs == 1 && vn->sw != MP_SW_WORMHOLE) {
+			vn->bubble = 1;
+			if (vn->buf < 2 * f->L) {
+				mp_err_set(err, "--vc-buf %u: %s on one virtual "
+						"channel of a torus needs room for two "
+						"packets (%u flits, the bubble rule)",
+					   vn->buf, mp_switching_names[vn->sw],
+					   2 * f->L);
+				goto fail;
+			}
+		}
+		if (torus && vn->sw == MP_SW_WORMHOLE && vn->vcs < 2) {
+			mp_err_set(err, "--vcs 1: wormhole on a torus needs 2 "
+					"virtual channels (the dateline rule; --vc-rules "
+					"off lifts it)");
+			goto fail;
+		}
+	}
+	f->nr = mp_net_switches(net);
+	f->nports = mp_net_ports(net, 0);
+	f->nvc = nvc;
+	if ((uint64_t)f->nports * nvc > 64) {
+		mp_err_set(err, "--vcs: at most 64 virtual channels per router "
+				"(%u ports x %u)", f->nports, nvc);
+		goto fail;
+	}
+	uint32_t per = f->nports * nvc;
+	f->nivc = f->novc = f->nr * per;
+	f->r = calloc(f->nr, sizeof *f->r);
+	f->op = calloc((size_t)f->nr * f->nports, sizeof *f->op);
+	f->iv = calloc(f->nivc, sizeof *f->iv);
+	f->ov = calloc(f->novc, sizeof *f->ov);
+	f->list = malloc(f->nr * sizeof *f->list);
+	if (!f->r || !f->op || !f->iv || !f->ov || !f->list ||
+	    tq_init(&f->w_next) || tq_init(&f->w_job) || tq_init(&f->w_inj) || tq_init(&f->w_arr) ||
+	    tq_init(&f->credits)) {
+		mp_err_set(err, "out of memory");
+		goto fail;
+	}
+	uint32_t tp = f->nports - 1;
+	const struct buf_org *org = &buf_orgs[cfg->buf_org];
+	for (uint32_t p = 0; p < f->nports; p++)
+		f->port_mask[p] = (nvc == 64 ? ~0ull : (1ull << nvc) - 1) << (p * nvc);
+	for (unsigned v = 0; v < f->nvn; v++)
+		if (f->vn[v].cls == MP_CLASS_GT)
+			for (uint32_t p = 0; p < f->nports; p++)
+				for (unsigned k = 0; k < f->vn[v].vcs; k++)
+					f->gt_mask |= 1ull << (p * nvc + f->vn[v].base + k);
+	/* Buffers: a link input VC holds its network's vc-buf flits, an
+	 * injection VC one packet. */
+	uint64_t slab = 0;
+	for (uint32_t x = 0; x < f->nr; x++) {
+		if (mp_net_ports(net, x) != f->nports) {
+			mp_err_set(err, "--model flit: switches of unequal ports");
+			goto fail;
+		}
+		f->r[x].ivc0 = x * per;
+		for (uint32_t p = 0; p < f->nports; p++)
+			for (unsigned v = 0; v < f->nvn; v++)
+				for (unsigned k = 0; k < f->vn[v].vcs; k++) {
+					struct ivc *c = &f->iv[x * per + p * nvc +
+							       f->vn[v].base + k];
+					c->cap = p == tp ? f->L :
+						 org->vc_cap(&f->vn[v], k);
+					c->base = (uint32_t)slab;
+					c->ovc = NIL;
+					c->up = NIL;
+					c->oport = NOPORT;
+					c->vn = (uint8_t)v;
+					c->port = (uint8_t)p;
+					slab += c->cap;
+				}
+	}
+	if (slab > (1u << 26)) {
+		mp_err_set(err, "--vc-buf, --packet-flits: buffers of %llu flits "
+				"in all, more than %u", (unsigned long long)slab,
+			   1u << 26);
+		goto fail;
+	}
+	f->slab = calloc(slab ? slab : 1, sizeof *f->slab);
+	if (!f->slab) {
+		mp_err_set(err, "out of memory (buffers)");
+		goto fail;
+	}
+	for (uint32_t x = 0; x < f->nr; x++) {
+		unsigned row, col;
+		mp_net_coords(net, x, &row, &col);
+		for (uint32_t p = 0; p < f->nports; p++) {
+			struct oport *o = &f->op[x * f->nports + p];
+			uint32_t peer;
+			unsigned pp;
+			o->kind = (uint8_t)mp_net_out(net, x, p, &peer, &pp);
+			o->vc0 = x * per + p * nvc;
+			o->peer = peer;
+			o->dim = (uint8_t)(p & 1);
+			if (o->kind == MP_PORT_LINK) {
+				unsigned r2, c2;
+				mp_net_coords(net, peer, &r2, &c2);
+				o->wrap = (uint8_t)((r2 > row ? r2 - row : row - r2) > 1 ||
+						    (c2 > col ? c2 - col : col - c2) > 1);
+			}
+			for (uint32_t v = 0; v < nvc; v++) {
+				struct ovc *ov = &f->ov[o->vc0 + v];
+				ov->owner = NIL;
+				ov->router = x;
+				ov->down = NIL;
+				if (o->kind == MP_PORT_LINK) {
+					ov->down = peer * per + pp * nvc + v;
+					f->iv[ov->down].up = o->vc0 + v;
+					ov->credits = (int32_t)f->iv[ov->down].cap;
+				}
+			}
+		}
+	}
+	return f;
+fail:
+	flit_free(f);
+	return NULL;
+}
+
+static uint32_t flit_nodes(const void *m)
+{
+	const flitm *f = m;
+	return mp_net_terminals(f->net);
+}
+
+static uint64_t flit_now(const void *m)
+{
+	const flitm *f = m;
+	return f->now;
+}
+
+static int flit_busy(const void *m)
+{
+	const flitm *f = m;
+	return f->w_next.n || f->w_job.n || f->w_inj.n || f->w_arr.n || f->credits.n;
+}
+
+static void flit_job(void *m, uint32_t x, uint64_t t)
+{
+	flitm *f = m;
+	f->ni = mp_sim_ni(f->sim);
+	f->now = t;
+	tq_push(f, &f->w_job, t, x);
+}
+
+/* Terminal ports (PE scope): flits injected and ejected; links
+ * (internal scope): flits sent. Busy time is one cycle per flit. */
+static void flit_util(const void *m, int scope, uint64_t t, struct mp_util *u)
+{
+	const flitm *f = m;
+	(void)t;
+	if (scope == MP_UTIL_PE) {
+		for (uint32_t x = 0; x < f->nr; x++) {
+			u->busy += f->r[x].inj_flits + f->r[x].ej_flits;
+			u->transfers += f->r[x].inj_pkts + f->r[x].ej_pkts;
+		}
+		u->nports = 2 * f->nr;
+	} else {
+		uint32_t n = 0;
+		for (uint32_t k = 0; k < f->nr * f->nports; k++)
+			if (f->op[k].kind == MP_PORT_LINK) {
+				u->busy += f->op[k].flits;
+				u->transfers += f->op[k].pkts;
+				n++;
+			}
+		u->nports = n;
+	}
+}
+
+/* The link ports of each router, then each terminal's injection and
+ * ejection (ports nports-1 and nports). */
+static int flit_port_util(const void *m, uint32_t k, uint64_t t,
+			  struct mp_util *u)
+{
+	const flitm *f = m;
+	(void)t;
+	uint32_t nl = f->nr * f->nports;
+	if (k < nl) {
+		u->node = k / f->nports;
+		u->port = k % f->nports;
+		if (u->port == f->nports - 1) {
+			const struct router *r = &f->r[u->node];
+			u->busy = r->ej_flits;
+			u->transfers = r->ej_pkts;
+			u->port = f->nports;
+			return 1;
+		}
+		u->busy = f->op[k].flits;
+		u->transfers = f->op[k].pkts;
+		return 1;
+	}
+	k -= nl;
+	if (k >= f->nr)
+		return 0;
+	u->node = k;
+	u->port = f->nports - 1;
+	u->busy = f->r[k].inj_flits;
+	u->transfers = f->r[k].inj_pkts;
+	return 1;
+}
+
+static void flit_counts(const void *m, uint64_t *refusals, uint64_t *events)
+{
+	const flitm *f = m;
+	*refusals = 0;
+	*events = f->visits;
+}
+
+static size_t flit_report(const void *mo, size_t max, char *buf, size_t cap)
+{
+	const flitm *f = mo;
+	size_t len = 0, lines = 0;
+	if (cap)
+		buf[0] = '\0';
+	for (uint32_t i = 0; i < f->nivc && lines < max; i++) {
+		const struct ivc *c = &f->iv[i];
+		if (!c->n)
+			continue;
+		const struct flit *h = &f->slab[c->base + c->head];
+		const struct pkt *p = &f->pkts[h->pkt];
+		const struct mp_sim_msg *m = mp_sim_msg(f->sh, p->msg);
+		uint32_t per = f->nports * f->nvc;
+		int k = snprintf(buf + len, len < cap ? cap - len : 0,
+				 "packet %u of message %llu (%u -> %u) at router %u "
+				 "port %u VC %u: flit %u of %u at the head, %u "
+				 "flits buffered, %s\n", p->seq,
+				 (unsigned long long)m->id, m->src, p->dst,
+				 i / per, c->port, i % f->nvc, h->idx, f->L, c->n,
+				 c->ovc == NIL ? "waiting for a VC" :
+				 "holding an output VC");
+		len += k > 0 ? (size_t)k : 0;
+		lines++;
+	}
+	return len;
+}
+
+/*
+ * Alone in the network, over h hops: the header leaves each of the
+ * h + 1 routers R cycles after it arrived and crosses h links of D
+ * cycles; the tail follows P(L-1) cycles behind, where P(j) = j unless
+ * wormhole buffers are shorter than the credit loop RT = R + D + C, in
+ * which case flits go B at a time every RT cycles: P(j) = (j / B) RT +
+ * j % B. Packet switching waits for the tail at every router.
+ */
+static uint64_t flit_zero_load(const struct mp_cfg *c, unsigned hops)
+{
+	uint64_t H = hops, R = c->router_delay, D = c->link_delay;
+	uint64_t L = c->packet_flits, j = L - 1;
+	int sw = c->class_sw[0] ? c->class_sw[0] - 1 :
+		 c->class_sw[1] ? c->class_sw[1] - 1 : c->switching;
+	unsigned vcs, B;
+	vnet_size(c, sw, 0, &vcs, &B);
+	if (sw == MP_SW_PS)
+		return (H + 1) * (R + L - 1) + H * D;
+	uint64_t rt = R + D + c->credit_delay, P = j;
+	if (sw == MP_SW_WORMHOLE && hops > 0 && B < rt)
+		P = j / B * rt + j % B;
+	return (H + 1) * R + H * D + P;
+}
+
+static void flit_defaults(struct mp_cfg *c)
+{
+	c->switching = MP_SW_WORMHOLE;
+	c->vcs = 0;
+	c->vc_buf = 0;
+	c->packet_flits = 16;
+	c->router_delay = 1;
+	c->link_delay = 1;
+	c->credit_delay = 1;
+	c->inject_flits = 1;
+	c->eject_flits = 1;
+	c->arb = MP_ARB_RR;
+	c->arb_alpha = 0;
+	c->buf_org = 0;
+	c->vc_rules = 1;
+	c->class_sw[0] = c->class_sw[1] = 0;
+}
+
+#define CFG(field) offsetof(struct mp_cfg, field)
+
+static const struct mp_opt flit_opts[] = {
+	{ "switching", MP_OPT_CHOICE, CFG(switching), 0, 0, mp_switching_names,
+	  "S", "wormhole | vct (virtual cut-through) | ps (store and forward)",
+	  0 },
+	{ "class", MP_OPT_SPECIAL, CFG(class_sw), 0, 0, NULL, "C=S",
+	  "class be or gt on its own virtual network with switching S", 0 },
+	{ "vcs", MP_OPT_UINT, CFG(vcs), 1, 64, NULL, "N",
+	  "virtual channels per link and network (auto: 2 wormhole, 1 else)",
+	  MP_OPT_AUTO },
+	{ "vc-buf", MP_OPT_UINT, CFG(vc_buf), 1, 1u << 20, NULL, "F",
+	  "flits per virtual channel (auto: 1 wormhole, 4 packets else)",
+	  MP_OPT_AUTO },
+	{ "packet-flits", MP_OPT_UINT, CFG(packet_flits), 1, 1u << 16, NULL,
+	  "L", "flits per packet", 0 },
+	{ "router-delay", MP_OPT_UINT, CFG(router_delay), 0, 1000, NULL, "T",
+	  "cycles from a flit's arrival to its first possible departure", 0 },
+	{ "link-delay", MP_OPT_UINT, CFG(link_delay), 1, 1000, NULL, "T",
+	  "cycles a flit takes over a link", 0 },
+	{ "credit-delay", MP_OPT_UINT, CFG(credit_delay), 1, 1000, NULL, "T",
+	  "cycles from a flit's departure to its credit's use upstream", 0 },
+	{ "inject-flits", MP_OPT_UINT, CFG(inject_flits), 1, 64, NULL, "N",
+	  "flits a terminal injects per cycle", 0 },
+	{ "eject-flits", MP_OPT_UINT, CFG(eject_flits), 1, 64, NULL, "N",
+	  "flits a terminal receives per cycle", 0 },
+	{ "arb", MP_OPT_SPECIAL, CFG(arb), 0, 0, NULL, "A",
+	  "link arbitration: rr | priority | credit:A", 0 },
+	{ "buf-org", MP_OPT_CHOICE, CFG(buf_org), 0, 0, buf_org_names, "B",
+	  "input buffer organization: vc-fifo", 0 },
+	{ "vc-rules", MP_OPT_CHOICE, CFG(vc_rules), 0, 0, off_on, "on|off",
+	  "dateline and bubble rules on a torus (off: may deadlock)", 0 },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 }
+};
+
+const struct mp_model_ops mp_model_flit = {
+	.name = "flit",
+	.desc = "cycle-level routers with virtual channels and credits: "
+		"wormhole, virtual cut-through, packet switching",
+	.opts = flit_opts,
+	.defaults = flit_defaults,
+	.create = flit_create,
+	.nodes = flit_nodes,
+	.now = flit_now,
+	.run_until = flit_run_until,
+	.job = flit_job,
+	.busy = flit_busy,
+	.self_check = flit_self_check,
+	.util = flit_util,
+	.port_util = flit_port_util,
+	.counts = flit_counts,
+	.report = flit_report,
+	.zero_load = flit_zero_load,
+	.free = flit_free,
+};
