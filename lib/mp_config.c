@@ -294,10 +294,11 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		if (strcmp(val, "hex") && strcmp(val, "hexrect") &&
 		    strcmp(val, "torus") && strcmp(val, "mesh") &&
 		    strcmp(val, "butterfly") && strcmp(val, "crossbar") &&
-		    strcmp(val, "omega"))
+		    strcmp(val, "omega") && strcmp(val, "grid") &&
+		    strcmp(val, "tree"))
 			return mp_err_set(err, "--family: '%s' is not one of "
 					       "hex|hexrect|torus|mesh|butterfly|"
-					       "omega|crossbar", val);
+					       "omega|crossbar|grid|tree", val);
 		snprintf(c->family, sizeof c->family, "%s", val);
 		c->rows = c->cols = 0;
 		return 0;
@@ -348,7 +349,7 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 			return mp_err_set(err, "--topo: unknown family in '%s' "
 					       "(hex:N, hexrect:RxC, torus:RxC, "
 					       "mesh:RxC, butterfly:A,D, omega:A,D, "
-					       "crossbar:N)",
+					       "crossbar:N, grid:RxC, tree:A,D)",
 					  val);
 		if (!colon)
 			return 0;
@@ -370,6 +371,19 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 			return mp_err_set(err, "--topo: bad size in '%s' "
 					       "(%s:A,D)", val, fam);
 		}
+		if (strcmp(fam, "tree") == 0) {
+			/* tree:A,D (A-ary, D levels of routers) */
+			if (n == 3 && x == ',' && r >= 2 && r <= 255 && k >= 1 &&
+			    k <= 20 &&
+			    strspn(colon + 1, "0123456789,") == strlen(colon + 1)) {
+				c->size = r;
+				c->stages = k;
+				return 0;
+			}
+			return mp_err_set(err, "--topo: bad size in '%s' "
+					       "(tree:A,D, 2 <= A <= 255, 1 <= D "
+					       "<= 20)", val);
+		}
 		if (strcmp(fam, "crossbar") == 0) {
 			if (n == 1 &&
 			    strspn(colon + 1, "0123456789") == strlen(colon + 1))
@@ -381,8 +395,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		if (n == 1 && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
 			return uns(colon + 1, 2, 1000, &c->size, "topo", err);
 		} else if (n == 3 && x == 'x' && strcmp(fam, "hex") != 0 &&
-			   r >= (strcmp(fam, "mesh") ? 3u : 2u) &&
-			   k >= (strcmp(fam, "mesh") ? 3u : 2u) && r <= 1000 &&
+			   r >= (strcmp(fam, "grid") == 0 ? 1u :
+				 strcmp(fam, "mesh") ? 3u : 2u) &&
+			   k >= (strcmp(fam, "grid") == 0 ? 1u :
+				 strcmp(fam, "mesh") ? 3u : 2u) && r <= 1000 &&
 			   k <= 1000) {
 			c->rows = r;
 			c->cols = k;
@@ -457,7 +473,7 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err)
 {
 	if (strcmp(c->family, "butterfly") == 0 ||
-	    strcmp(c->family, "omega") == 0)
+	    strcmp(c->family, "omega") == 0 || strcmp(c->family, "tree") == 0)
 		return mp_net_make(c->family, c->size, c->stages, err);
 	if (strcmp(c->family, "crossbar") == 0)
 		return mp_net_make(c->family, c->size, 0, err);
@@ -472,7 +488,8 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 	if (strcmp(c->family, "hex") == 0)
 		snprintf(buf, cap, "hex:%u", c->size);
 	else if (strcmp(c->family, "butterfly") == 0 ||
-		 strcmp(c->family, "omega") == 0)
+		 strcmp(c->family, "omega") == 0 ||
+		 strcmp(c->family, "tree") == 0)
 		snprintf(buf, cap, "%s:%u,%u", c->family, c->size, c->stages);
 	else if (strcmp(c->family, "crossbar") == 0)
 		snprintf(buf, cap, "crossbar:%u", c->size);

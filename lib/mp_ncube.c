@@ -58,7 +58,10 @@ struct slot {
 struct fifo {
 	uint32_t head, n;
 	uint64_t sent; /* unit of its last departure (UINT64_MAX: none) */
+	uint64_t arr;  /* grid, tree: unit of its last arrival */
 };
+
+#define TERM_BIT (UINT32_C(1) << 31) /* grid, tree: next is a terminal */
 
 typedef struct ncube {
 	mp_sim *sim;
@@ -69,6 +72,12 @@ typedef struct ncube {
 	unsigned A, D, B; /* radix, stages, FIFO size */
 	uint32_t W;       /* switches per stage */
 	int xbar;         /* crossbar: no FIFOs */
+	int graph;        /* grid or tree: routers in any order, routing by
+			     table, FIFOs stamped with their arrivals */
+	uint32_t nsw, nq; /* routers, FIFOs */
+	uint8_t *route;   /* graph: by sw * n + dst, the output */
+	uint32_t *loc, *locn; /* model source, --dest local:L: by terminal
+				 locn[t] .. locn[t + 1] in loc */
 	int omega;        /* omega wiring: digits from the most significant */
 	int rr;           /* round-robin arbitration */
 	double sink_q;    /* sink acceptance probability (1: perfect) */
@@ -164,6 +173,7 @@ static inline void push(ncube *m, uint32_t qi, uint32_t sw, unsigned s,
 		k -= m->B;
 	m->slots[(size_t)qi * m->B + k] = (struct slot){ p, dst };
 	f->n++;
+	f->arr = m->t;
 	m->held++;
 	m->occ[sw]++;
 	if (!m->inact[sw]) {
@@ -208,7 +218,11 @@ static void generate(ncube *m, uint32_t node, uint64_t t)
 	msg.id = m->gen_id++;
 	msg.time = t;
 	msg.src = node;
-	msg.dst = (uint32_t)mp_rng_below(&m->genrng[node], m->n);
+	if (m->loc)
+		msg.dst = m->loc[m->locn[node] + mp_rng_below(&m->genrng[node],
+				  m->locn[node + 1] - m->locn[node])];
+	else
+		msg.dst = (uint32_t)mp_rng_below(&m->genrng[node], m->n);
 	msg.packets = 1;
 	msg.bytes = m->payload;
 	msg.route = MP_ROUTE_DEFAULT;
@@ -232,7 +246,8 @@ static uint32_t take(ncube *m, uint32_t node, uint32_t mi, uint64_t t)
 		return NIL;
 	m->pks[p] = (struct pk){ .msg = mi, .seq = seq, .src = node,
 				 .refusals = m->srcref[node],
-				 .hops = (uint16_t)m->D, .t_inject = t };
+				 .hops = (uint16_t)(m->graph ? 0 : m->D),
+				 .t_inject = t };
 	m->srcref[node] = 0;
 	if (m->P > 0)
 		schedule_gen(m, node, t,
@@ -394,6 +409,87 @@ static void switch_unit2(ncube *m, unsigned s, uint32_t sw, uint64_t t)
 	}
 }
 
+/*
+ * A router of a grid or tree. The routers of a unit are visited in any
+ * order, so a FIFO's count at the start of the unit is its count less
+ * a packet that arrived in this unit plus one that left in it (a FIFO
+ * takes and gives at most one a unit), and a packet that arrived in
+ * this unit (at the tail) does not leave in it.
+ */
+static inline int gfull_at_start(const ncube *m, uint32_t qi, uint64_t t)
+{
+	const struct fifo *f = &m->fq[qi];
+	return f->n - (f->arr == t) + (f->sent == t) >= m->B;
+}
+
+static void graph_switch(ncube *m, uint32_t sw, uint64_t t)
+{
+	const unsigned A = m->A, B = m->B;
+	const uint32_t base = sw * A;
+	mp_rng *rng = &m->swrng[sw];
+	uint16_t *rrp = &m->rrp[base];
+	unsigned nt = 0;
+
+	for (unsigned j = 0; j < A; j++) {
+		const struct fifo *f = &m->fq[base + j];
+		if (!f->n || (f->n == 1 && f->arr == t))
+			continue;
+		uint32_t dst = m->slots[(size_t)(base + j) * B + f->head].dst;
+		request(m, rng, rrp, &nt, m->route[(size_t)sw * m->n + dst], j);
+	}
+	for (unsigned i = 0; i < nt; i++) {
+		uint32_t o = m->touched[i], j = m->win[o];
+		m->cnt[o] = 0;
+		if (m->rr)
+			rrp[o] = (uint16_t)j;
+		uint32_t qi = base + j;
+		struct fifo *f = &m->fq[qi];
+		struct slot sl = m->slots[(size_t)qi * B + f->head];
+		uint32_t nx = m->next[base + o];
+		int last = (nx & TERM_BIT) != 0;
+		int ok = last ? m->sink_q >= 1 ||
+				mp_rng_unit(&m->sinkrng[nx & ~TERM_BIT]) <
+					m->sink_q
+			      : !gfull_at_start(m, nx, t);
+		if (!ok) {
+			m->pks[sl.pk].refusals++;
+			m->ref_int++;
+			continue;
+		}
+		f->head = f->head + 1 == B ? 0 : f->head + 1;
+		f->n--;
+		f->sent = t;
+		m->occ[sw]--;
+		m->held--;
+		m->xfers_int++;
+		m->pks[sl.pk].hops++;
+		mp_sim_moved(m->sh, t);
+		if (last)
+			deliver(m, sl.pk, nx & ~TERM_BIT, sl.dst, t);
+		else
+			push(m, nx, nx / A, 0, sl.pk, sl.dst);
+	}
+}
+
+static void graph_unit(ncube *m, uint64_t t)
+{
+	uint32_t *L = m->act[0], na = m->nact[0], k = 0;
+	for (uint32_t i = 0; i < na; i++)
+		graph_switch(m, L[i], t);
+	/* Routers that received their first packet joined at the end;
+	 * routers emptied in the unit may have received one since. */
+	for (uint32_t i = 0; i < na; i++) {
+		uint32_t sw = L[i];
+		if (m->occ[sw])
+			L[k++] = sw;
+		else
+			m->inact[sw] = 0;
+	}
+	for (uint32_t i = na; i < m->nact[0]; i++)
+		L[k++] = L[i];
+	m->nact[0] = k;
+}
+
 /* Sources offer to their first-stage FIFOs. */
 static void sources_unit(ncube *m, uint64_t t)
 {
@@ -470,6 +566,9 @@ static void unit(ncube *m, uint64_t t)
 	m->units++;
 	if (m->xbar) {
 		xbar_unit(m, t);
+	} else if (m->graph) {
+		graph_unit(m, t);
+		sources_unit(m, t);
 	} else {
 		for (unsigned s = m->D; s-- > 0;) {
 			uint32_t *L = m->act[s], k = 0, na = m->nact[s];
@@ -562,11 +661,19 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	const struct mp_sim_opts *o = mp_sim_opts(sim);
 	int xbar = strcmp(fam, "crossbar") == 0;
 	int omega = strcmp(fam, "omega") == 0;
-	if (!xbar && !omega && strcmp(fam, "butterfly") != 0) {
+	int graph = strcmp(fam, "grid") == 0 || strcmp(fam, "tree") == 0;
+	if (!xbar && !omega && !graph && strcmp(fam, "butterfly") != 0) {
 		mp_err_set(err, "--model ncube: needs a butterfly (--stages D, "
 				"--topo butterfly:A,D), an omega (--topo "
-				"omega:A,D) or a crossbar (--topo crossbar:N), "
-				"not %s", mp_net_name(net));
+				"omega:A,D), a crossbar (--topo crossbar:N), a "
+				"grid (--topo grid:RxC) or a tree (--topo "
+				"tree:A,D), not %s", mp_net_name(net));
+		return NULL;
+	}
+	if (graph && o->prefill) {
+		mp_err_set(err, "--prefill: the ncube model prefills butterflies "
+				"and omega networks only, not %s",
+			   mp_net_name(net));
 		return NULL;
 	}
 	if (cfg->arb != MP_ARB_RANDOM && cfg->arb != MP_ARB_RR) {
@@ -592,9 +699,13 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	m->n = mp_net_terminals(net);
 	m->xbar = xbar;
 	m->omega = omega;
-	m->A = xbar ? m->n : cfg->size;
-	m->D = xbar ? 1 : cfg->stages;
-	m->W = xbar ? 1 : m->n / m->A;
+	m->graph = graph;
+	m->nsw = mp_net_switches(net);
+	/* A grid's or tree's routers are one "stage" of nsw routers of
+	 * A ports (the most any has). */
+	m->A = xbar ? m->n : graph ? mp_net_ports(net, 0) : cfg->size;
+	m->D = xbar || graph ? 1 : cfg->stages;
+	m->W = xbar ? 1 : graph ? m->nsw : m->n / m->A;
 	m->B = xbar ? 1 : cfg->fifo;
 	m->rr = cfg->arb == MP_ARB_RR;
 	m->sink_q = cfg->sink_q;
@@ -604,11 +715,13 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 	m->prefill = o->prefill;
 	m->P = o->source_p;
 	m->gen_n = o->source_n;
-	uint64_t nq = (uint64_t)m->D * m->n, nsw = (uint64_t)m->D * m->W;
+	uint64_t nsw = (uint64_t)m->D * m->W, nq = nsw * m->A;
+	m->nq = (uint32_t)nq;
 	if (nq * m->B > MAX_SLOTS) {
-		mp_err_set(err, "--model ncube: %u stages of %u inputs with FIFOs "
-				"of %u packets are more than %llu packets to hold",
-			   m->D, m->n, m->B, (unsigned long long)MAX_SLOTS);
+		mp_err_set(err, "--model ncube: %llu FIFOs of %u packets are "
+				"more than %llu packets to hold",
+			   (unsigned long long)nq, m->B,
+			   (unsigned long long)MAX_SLOTS);
 		free(m);
 		return NULL;
 	}
@@ -640,7 +753,7 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 		goto fail;
 	}
 	for (uint64_t i = 0; i < nq; i++) {
-		m->fq[i] = (struct fifo){ 0, 0, UINT64_MAX };
+		m->fq[i] = (struct fifo){ 0, 0, UINT64_MAX, UINT64_MAX };
 		/* round-robin: input 0 is served first */
 		m->rrp[i] = (uint16_t)((xbar ? m->n : m->A) - 1);
 	}
@@ -659,12 +772,14 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 		for (unsigned j = 0; j < (xbar ? m->n : m->A); j++) {
 			uint32_t peer;
 			unsigned pp;
-			int kind = mp_net_out(net, sw, xbar ? j : m->A + j, &peer,
-					      &pp);
+			int kind = mp_net_out(net, sw, xbar || graph ? j : m->A + j,
+					      &peer, &pp);
 			if (kind == MP_PORT_LINK)
 				m->next[sw * m->A + j] = peer * m->A + pp;
 			else if (kind == MP_PORT_TERM)
-				m->next[sw * m->A + j] = peer;
+				m->next[sw * m->A + j] = peer | (graph ? TERM_BIT : 0);
+			else if (graph)
+				m->next[sw * m->A + j] = NIL; /* never routed to */
 			else {
 				mp_err_set(err, "--model ncube: internal error: "
 						"switch %u output %u leads nowhere",
@@ -680,6 +795,43 @@ static void *ncube_create(mp_sim *sim, const mp_net *net,
 		m->in0[t] = sw * m->A + port;
 		mp_rng_seed(&m->sinkrng[t], o->seed, (UINT64_C(1) << 40) + t);
 		mp_rng_seed(&m->genrng[t], o->source_seed, t);
+	}
+	if (graph) {
+		/* The routing table: "dor" (mp_net.h: a grid's columns,
+		 * then rows; a tree's one path). */
+		mp_route_fn rf = mp_net_routing("dor");
+		if ((uint64_t)m->nsw * m->n > MAX_SLOTS) {
+			mp_err_set(err, "--model ncube: %s is too large for "
+					"its routing table", mp_net_name(net));
+			goto fail;
+		}
+		m->route = malloc((size_t)m->nsw * m->n);
+		if (!m->route) {
+			mp_err_set(err, "out of memory");
+			goto fail;
+		}
+		for (uint32_t sw = 0; sw < m->nsw; sw++)
+			for (uint32_t d = 0; d < m->n; d++) {
+				unsigned port;
+				if (rf(net, sw, d, &port, 1) != 1 || port >= m->A ||
+				    m->next[sw * m->A + port] == NIL) {
+					mp_err_set(err, "--model ncube: internal "
+							"error: no route from router "
+							"%u to %u", sw, d);
+					goto fail;
+				}
+				m->route[(size_t)sw * m->n + d] = (uint8_t)port;
+			}
+	}
+	if (o->source_local) {
+		if (!m->gen_n) {
+			mp_err_set(err, "local destinations: only for the model "
+					"source (wlgen --arrival model:P)");
+			goto fail;
+		}
+		if (mp_net_local_dests(net, o->source_local, &m->loc, &m->locn,
+				       err) < 0)
+			goto fail;
 	}
 	if (m->gen_n) {
 		if (!(m->P > 0 && m->P <= 1)) {
@@ -862,7 +1014,7 @@ static void ncube_util(const void *mo, int scope, uint64_t t,
 		u->refused += m->ref_in;
 		u->busy += m->xfers_in + m->ref_in;
 	} else {
-		u->nports += m->D * m->n;
+		u->nports += m->nq;
 		u->transfers += m->xfers_int;
 		u->refusals += m->ref_int;
 		u->refused += m->ref_int;
@@ -893,7 +1045,7 @@ static size_t ncube_report(const void *mo, size_t max, char *buf, size_t cap)
 	size_t len = 0, lines = 0;
 	if (cap)
 		buf[0] = '\0';
-	for (uint32_t qi = 0; qi < m->D * m->n && lines < max; qi++) {
+	for (uint32_t qi = 0; qi < m->nq && lines < max; qi++) {
 		const struct fifo *f = &m->fq[qi];
 		for (uint32_t i = 0; i < f->n && lines < max; i++, lines++) {
 			uint32_t k = (f->head + i) % m->B;
@@ -905,7 +1057,8 @@ static size_t ncube_report(const void *mo, size_t max, char *buf, size_t cap)
 					 "stage %u switch %u input %u, place %u\n",
 					 (unsigned long long)g->id,
 					 m->pks[sl->pk].seq, g->src, sl->dst,
-					 qi / m->n, qi / m->A, qi % m->A, i);
+					 m->graph ? 0 : qi / m->n, qi / m->A,
+					 qi % m->A, i);
 			len += r > 0 ? (size_t)r : 0;
 		}
 	}
@@ -952,6 +1105,9 @@ static void ncube_free(void *mo)
 	free(m->sinkrng);
 	free(m->genrng);
 	free(m->rrp);
+	free(m->route);
+	free(m->loc);
+	free(m->locn);
 	free(m->pks);
 	free(m);
 }
@@ -970,8 +1126,8 @@ static const struct mp_opt ncube_opts[] = {
 
 const struct mp_model_ops mp_model_ncube = {
 	.name = "ncube",
-	.desc = "synchronous multistage networks (butterfly, crossbar) with "
-		"input FIFOs, Boughton's model",
+	.desc = "synchronous multistage networks (butterfly, crossbar, grid, "
+		"tree) with input FIFOs, Boughton's model",
 	.opts = ncube_opts,
 	.caps = MP_MODEL_SOURCES | MP_MODEL_PREFILL,
 	.defaults = ncube_defaults,

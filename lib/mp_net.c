@@ -9,9 +9,10 @@
 #include <string.h>
 
 enum { F_HEX, F_HEXRECT, F_TORUS, F_MESH, F_KNCUBE, F_KNCUBE_UNI, F_HYPERCUBE,
-       F_BUTTERFLY, F_CROSSBAR, F_OMEGA };
+       F_BUTTERFLY, F_CROSSBAR, F_OMEGA, F_GRID, F_TREE };
 static const char *const fam_names[] = { "hex", "hexrect", "torus", "mesh",
-	"kncube", "kncube-uni", "hypercube", "butterfly", "crossbar", "omega" };
+	"kncube", "kncube-uni", "hypercube", "butterfly", "crossbar", "omega",
+	"grid", "tree" };
 
 /* Largest network whose switch-to-switch distances are tabulated (the
  * Cayley meshes use mp_topo's tables by offset instead). */
@@ -252,10 +253,38 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 		n->rows = 1;
 		n->cols = n->nterm;
 		snprintf(n->name, sizeof n->name, "crossbar:%lu", a);
+	} else if (strcmp(fam, "grid") == 0) {
+		if (a * b < 2 || a * b > MAX_DIST_SWITCHES)
+			return mp_err_set(err, "network: grid:RxC needs 2 to %d "
+					       "routers, not %lux%lu",
+					  MAX_DIST_SWITCHES, a, b);
+		n->fam = F_GRID;
+		n->rows = (unsigned)a;
+		n->cols = (unsigned)b;
+		n->nsw = n->nterm = (uint32_t)(a * b);
+		snprintf(n->name, sizeof n->name, "grid:%lux%lu", a, b);
+	} else if (strcmp(fam, "tree") == 0) {
+		uint64_t t = ipow(a, (unsigned)(b > 20 ? 21 : b));
+		if (a < 2 || a + 1 > MP_NET_MAXPORTS || b < 1 || b > 20 ||
+		    (t - 1) / (a - 1) > MAX_DIST_SWITCHES)
+			return mp_err_set(err, "network: tree:A,D needs 2 <= A "
+					       "<= %d, D >= 1 and at most %d "
+					       "routers, not %lu,%lu",
+					  MP_NET_MAXPORTS - 1, MAX_DIST_SWITCHES,
+					  a, b);
+		n->fam = F_TREE;
+		n->k = (unsigned)a;
+		n->dims = (unsigned)b;
+		n->nterm = (uint32_t)t;
+		n->nsw = (uint32_t)((t - 1) / (a - 1));
+		n->rows = 1;
+		n->cols = n->nterm;
+		snprintf(n->name, sizeof n->name, "tree:%lu,%lu", a, b);
 	} else {
 		return mp_err_set(err, "network: unknown family '%s' (hex, "
 				       "hexrect, torus, mesh, kncube, kncube-uni, "
-				       "hypercube, butterfly, crossbar, omega)",
+				       "hypercube, butterfly, crossbar, omega, "
+				       "grid, tree)",
 				  fam);
 	}
 	ports = malloc((size_t)n->nsw * sizeof *ports);
@@ -264,6 +293,7 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 	unsigned np = n->fam == F_KNCUBE ? 2 * n->dims + 1 :
 		      n->fam == F_KNCUBE_UNI || n->fam == F_HYPERCUBE ? n->dims + 1 :
 		      n->fam == F_BUTTERFLY || n->fam == F_OMEGA ? 2 * n->k :
+		      n->fam == F_GRID ? 5 : n->fam == F_TREE ? n->k + 1 :
 		      n->nterm;
 	for (uint32_t s = 0; s < n->nsw; s++)
 		ports[s] = np;
@@ -339,6 +369,42 @@ static int build(mp_net *n, const char *fam, unsigned long a, unsigned long b,
 			       A + t % A);
 		}
 #undef SHUFFLE
+		break;
+	}
+	case F_GRID: {
+		/* Router r*C + c; ports +col, +row, -col, -row, terminal. */
+		uint32_t R = n->rows, C = n->cols;
+		for (uint32_t x = 0; x < n->nsw; x++) {
+			uint32_t r = x / C, c = x % C;
+			if (c + 1 < C)
+				link_out(n, x, 0, x + 1, 2);
+			if (r + 1 < R)
+				link_out(n, x, 1, x + C, 3);
+			if (c > 0)
+				link_out(n, x, 2, x - 1, 0);
+			if (r > 0)
+				link_out(n, x, 3, x - C, 1);
+			attach(n, x, x, 4, x, 4);
+		}
+		break;
+	}
+	case F_TREE: {
+		/* Level l (0: the root) holds A^l routers, numbered on from
+		 * (A^l - 1) / (A - 1); port j of router i of level l leads
+		 * down to router i*A + j of level l + 1 (or at the last level
+		 * to terminal i*A + j), port A up to its parent. */
+		uint32_t A = n->k, off = 0, w = 1;
+		for (unsigned l = 0; l < n->dims; l++, off += w, w *= A)
+			for (uint32_t i = 0; i < w; i++)
+				for (unsigned j = 0; j < A; j++) {
+					uint32_t x = off + i, c = i * A + j;
+					if (l + 1 < n->dims) {
+						link_out(n, x, j, off + w + c, A);
+						link_out(n, off + w + c, A, x, j);
+					} else {
+						attach(n, c, x, j, x, j);
+					}
+				}
 		break;
 	}
 	}
@@ -434,7 +500,8 @@ mp_net *mp_net_new(const char *spec, mp_err *err)
 		return done(n, build_cayley(n, mp_topo_new(spec, err), err), err);
 	}
 	unsigned long a, b;
-	char sep = strcmp(fam, "mesh") == 0 ? 'x' : ',';
+	char sep = strcmp(fam, "mesh") == 0 || strcmp(fam, "grid") == 0 ? 'x'
+									: ',';
 	int one = strcmp(fam, "hypercube") == 0 || strcmp(fam, "crossbar") == 0;
 	if (two(arg, sep, &a, &b) < 0 || (one && a != b) ||
 	    a > UINT32_MAX || b > UINT32_MAX) {
@@ -574,6 +641,59 @@ unsigned mp_net_dist(const mp_net *n, uint32_t src, uint32_t dst)
 	return (unsigned)sw_dist(n, a, b);
 }
 
+int mp_net_local_dests(const mp_net *n, unsigned L, uint32_t **list,
+		       uint32_t **start, mp_err *err)
+{
+	uint32_t N = n->nterm;
+	uint64_t cnt = 0;
+	*list = NULL;
+	*start = malloc(((size_t)N + 1) * sizeof **start);
+	if (!*start)
+		return fail_oom(err);
+	for (int pass = 0; pass < 2; pass++) {
+		cnt = 0;
+		for (uint32_t t = 0; t < N; t++) {
+			(*start)[t] = (uint32_t)cnt;
+			for (uint32_t u = 0; u < N; u++) {
+				if (u == t)
+					continue;
+				unsigned d = mp_net_dist(n, t, u);
+				if (d == UINT32_MAX && !pass) {
+					free(*start);
+					*start = NULL;
+					return mp_err_set(err, "--dest local:%u: "
+							       "distances in %s "
+							       "are not known",
+							  L, n->name);
+				}
+				if (d <= L) {
+					if (pass)
+						(*list)[cnt] = u;
+					cnt++;
+				}
+			}
+			if (cnt == (*start)[t] && !pass) {
+				free(*start);
+				*start = NULL;
+				return mp_err_set(err, "--dest local:%u: terminal "
+						       "%u of %s has no other "
+						       "within %u hops", L, t,
+						  n->name, L);
+			}
+		}
+		(*start)[N] = (uint32_t)cnt;
+		if (!pass) {
+			if (cnt >= UINT32_MAX ||
+			    !(*list = malloc((cnt ? cnt : 1) * sizeof **list))) {
+				free(*start);
+				*start = NULL;
+				return fail_oom(err);
+			}
+		}
+	}
+	return 0;
+}
+
 static unsigned route_minimal(const mp_net *n, uint32_t sw, uint32_t dst,
 			      unsigned *ports, unsigned max)
 {
@@ -601,7 +721,7 @@ static unsigned route_dor(const mp_net *n, uint32_t sw, uint32_t dst,
 	if (max == 0)
 		return 0;
 	if (sw == osw || n->fam == F_BUTTERFLY || n->fam == F_CROSSBAR ||
-	    n->fam == F_OMEGA)
+	    n->fam == F_OMEGA || n->fam == F_TREE)
 		return route_minimal(n, sw, dst, ports, 1);
 	switch (n->fam) {
 	case F_HEX:
@@ -609,7 +729,8 @@ static unsigned route_dor(const mp_net *n, uint32_t sw, uint32_t dst,
 	case F_TORUS:
 		ports[0] = mp_topo_det(n->topo, sw, osw);
 		return 1;
-	case F_MESH: {
+	case F_MESH:
+	case F_GRID: {
 		unsigned r = sw / n->cols, c = sw % n->cols;
 		unsigned dr = osw / n->cols, dc = osw % n->cols;
 		ports[0] = dc > c ? 0 : dc < c ? 2 : dr > r ? 1 : 3;

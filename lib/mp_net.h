@@ -29,6 +29,18 @@
  *                   butterfly's, with a perfect shuffle (the line's
  *                   base-A digits rotated left by one) before every
  *                   stage: output j of stage-s switch w is line w*A + j
+ *   grid:RxC        R x C routers of 5 ports, router r*C + c with
+ *                   terminal r*C + c at port 4; ports 0..3 lead to
+ *                   +col, +row, -col, -row (none at the border); for
+ *                   the synchronous model's localized traffic
+ *   tree:A,D        a complete A-ary tree of D levels of routers of
+ *                   A + 1 ports, A^D terminals at the leaves: level l
+ *                   (0: the root) holds A^l routers numbered from
+ *                   (A^l - 1) / (A - 1); port j of router i of a level
+ *                   leads to child i*A + j (at the last level, to
+ *                   terminal i*A + j), port A to the parent (none at
+ *                   the root); routes go up to the nearest common
+ *                   ancestor and down
  * Switches of a direct network are numbered as their terminals.
  *
  * Routing functions are tables chosen by name (mp_net_routing):
@@ -109,6 +121,16 @@ const mp_topo *mp_net_topo(const mp_net *n);
 /* Hops (links) from terminal src's injection switch to terminal dst's
  * ejection switch. */
 unsigned mp_net_dist(const mp_net *n, uint32_t src, uint32_t dst);
+
+/*
+ * Localized destinations (--dest local:L): for every terminal t, the
+ * terminals u != t with mp_net_dist(t, u) <= L, ascending, in
+ * (*list)[(*start)[t] .. (*start)[t + 1]) (arrays the caller frees).
+ * Fails with a message when distances are not known (networks of more
+ * than 4096 switches) or some terminal has none within L.
+ */
+int mp_net_local_dests(const mp_net *n, unsigned L, uint32_t **list,
+		       uint32_t **start, mp_err *err);
 
 /* A routing function: the output ports of sw toward terminal dst, into
  * ports (at most max); returns how many. */

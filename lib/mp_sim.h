@@ -54,6 +54,9 @@ struct mp_sim_opts {
 	double source_p;
 	uint64_t source_n;
 	uint64_t source_seed;    /* their destinations and gaps */
+	unsigned source_local;   /* L > 0: destinations uniform among the
+				  * other terminals within L hops
+				  * (mp_net_local_dests), not uniform */
 };
 
 /* Fill opts with defaults suited to cfg. */

@@ -79,6 +79,7 @@ struct mp_workload {
 	uint32_t *hot, *senders, *indep, *indep_pos;
 	uint32_t nhot, nsend, nindep;
 	uint32_t *offs; /* offsets at distance dest_k */
+	uint32_t *loc, *locn; /* MP_DST_LOCAL: mp_net_local_dests */
 	uint32_t noffs;
 
 	/* replay */
@@ -289,8 +290,16 @@ static int set_dest(struct mp_wl_cfg *c, const char *val, mp_err *err)
 		c->dest_k = (unsigned)k;
 		return 0;
 	}
+	if (strncmp(val, "local:", 6) == 0) {
+		uint64_t k;
+		if (mp_parse_u64(val + 6, 1, 65534, &k, "--dest local", err) < 0)
+			return -1;
+		c->dest = MP_DST_LOCAL;
+		c->dest_k = (unsigned)k;
+		return 0;
+	}
 	return mp_err_set(err, "--dest: '%s' is not one of uniform|transpose|"
-			       "bitcomp|neighbor|distance:K", val);
+			       "bitcomp|neighbor|distance:K|local:L", val);
 }
 
 int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
@@ -584,6 +593,9 @@ static int setup_dest(mp_workload *w, mp_err *err)
 					       "node count, not %u (%s)",
 					  w->n, mp_net_name(w->net));
 		break;
+	case MP_DST_LOCAL:
+		return mp_net_local_dests(w->net, w->c.dest_k, &w->loc, &w->locn,
+					  err);
 	case MP_DST_DISTANCE: {
 		unsigned d = w->c.dest_k, diam = mp_topo_diameter(t);
 		if (d < 1 || d > diam)
@@ -707,12 +719,14 @@ static int setup_sources(mp_workload *w, mp_err *err)
 
 	if (c->arrival == MP_ARR_MODEL) {
 		/* Closed loop: netrun's model makes the messages. */
-		if (c->dest != MP_DST_UNIFORM || c->hot_spots || c->hot_nlist ||
+		if ((c->dest != MP_DST_UNIFORM && c->dest != MP_DST_LOCAL) ||
+		    c->hot_spots || c->hot_nlist ||
 		    c->gt_load > 0 || c->gt_share > 0 || c->adaptive_share > 0 ||
 		    c->short_max != 1 || (c->long_share > 0 && c->long_len != 1))
 			return mp_err_set(err, "--arrival model:P: single-packet "
-					       "messages to uniform destinations "
-					       "only (--workload uniform)");
+					       "messages to uniform or local:L "
+					       "destinations only (--workload "
+					       "uniform)");
 		return 0;
 	}
 	if (load == 0) {
@@ -876,6 +890,8 @@ void mp_workload_free(mp_workload *w)
 	free(w->indep);
 	free(w->indep_pos);
 	free(w->offs);
+	free(w->loc);
+	free(w->locn);
 	free(w->map);
 	if (w->csv)
 		mp_csv_close(w->csv);
@@ -932,6 +948,9 @@ static uint32_t pick_dst(const mp_workload *w, const struct source *s,
 						r, mp_topo_degree(w->topo)));
 	case MP_DST_DISTANCE:
 		return add_offset(w, node, w->offs[mp_rng_below(r, w->noffs)]);
+	case MP_DST_LOCAL:
+		return w->loc[w->locn[node] +
+			      mp_rng_below(r, w->locn[node + 1] - w->locn[node])];
 	default:
 		break;
 	}
@@ -1596,6 +1615,8 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 					  "neighbor" };
 	if (c->dest == MP_DST_DISTANCE)
 		rc |= mp_hdr_setf(h, "dest", "distance:%u", c->dest_k);
+	else if (c->dest == MP_DST_LOCAL)
+		rc |= mp_hdr_setf(h, "dest", "local:%u", c->dest_k);
 	else
 		rc |= mp_hdr_set(h, "dest", dn[c->dest]);
 	rc |= mp_hdr_setf(h, "short_min", "%u", c->short_min);

@@ -47,7 +47,8 @@ enum mp_wl_dest {
 	MP_DST_TRANSPOSE,
 	MP_DST_BITCOMP,
 	MP_DST_NEIGHBOR,
-	MP_DST_DISTANCE
+	MP_DST_DISTANCE,
+	MP_DST_LOCAL     /* uniform among the others within dest_k hops */
 };
 
 /* Most hot nodes that can be listed explicitly (--hot-nodes). */
@@ -62,7 +63,7 @@ struct mp_wl_cfg {
 	int arrival;           /* enum mp_wl_arrival */
 	double model_p;        /* MP_ARR_MODEL: probability per unit */
 	int dest;              /* enum mp_wl_dest */
-	unsigned dest_k;       /* hops for MP_DST_DISTANCE */
+	unsigned dest_k;       /* hops for MP_DST_DISTANCE, MP_DST_LOCAL */
 	unsigned short_min, short_max; /* short lengths, uniform in range */
 	unsigned long_len;     /* long message length */
 	double long_share;     /* fraction of long messages, 0..1 */

@@ -528,6 +528,17 @@ int main(int argc, char **argv)
 			    "count (wlgen -n)", in);
 		if (mp_hdr_get_u64(ih, "seed", &fo.source_seed) < 0)
 			fo.source_seed = 1;
+		const char *dst = mp_hdr_get(ih, "dest");
+		if (dst && strncmp(dst, "local:", 6) == 0) {
+			char *e2;
+			unsigned long l = strtoul(dst + 6, &e2, 10);
+			if (e2 == dst + 6 || *e2 || l < 1 || l > 65534)
+				mp_die("%s: header: bad dest '%s'", in, dst);
+			fo.source_local = (unsigned)l;
+		} else if (dst && strcmp(dst, "uniform") != 0) {
+			mp_die("%s: header: model sources with dest '%s' (uniform "
+			    "or local:L)", in, dst);
+		}
 	}
 
 	struct out out = { .w = NULL };

@@ -182,10 +182,21 @@ int main(void)
 	for (size_t i = 0; (ops = mp_model_at(i)); i++) {
 		T_OK(mp_model_find(ops->name) == ops, "%s: found by name",
 		     ops->name);
-		size_t nruns = 0;
+		size_t nruns = 0, npre = 0;
 		const char *pn;
-		for (size_t k = 0; (pn = mp_preset_name(k)); k++) {
+		/* After the presets, the ncube model's grid and tree. */
+		static const char *const extra[] = { "grid:3x4", "tree:3,2" };
+		while (mp_preset_name(npre))
+			npre++;
+		for (size_t k = 0; k < npre + 2; k++) {
+			const char *topo = k < npre ? NULL : extra[k - npre];
+			pn = k < npre ? mp_preset_name(k) : "ncube";
+			if (topo && strcmp(ops->name, "ncube") != 0)
+				continue;
 			int named = preset_of(pn, ops->name);
+			char lab[64];
+			snprintf(lab, sizeof lab, "%s%s%s", pn, topo ? " " : "",
+				 topo ? topo : "");
 			nruns += named;
 			struct mp_cfg cfg;
 			mp_err err;
@@ -200,7 +211,9 @@ int main(void)
 			int flit = strcmp(ops->name, "flit") == 0;
 			if (ok && flit)
 				ok = mp_cfg_set(&cfg, "vc-buf", "4", &err) == 0;
-			T_OK(ok, "%s/%s: configured", ops->name, pn);
+			if (ok && topo)
+				ok = mp_cfg_set(&cfg, "topo", topo, &err) == 0;
+			T_OK(ok, "%s/%s: configured", ops->name, lab);
 			if (!ok)
 				continue;
 			/* A flit-model packet holds its terminal's port for
@@ -226,14 +239,14 @@ int main(void)
 			 * at least. */
 			if (n == 0 && !named) {
 				T_OK(err.msg[0], "%s/%s: refused: %s", ops->name,
-				     pn, err.msg);
+				     lab, err.msg);
 				continue;
 			}
 			if (strcmp(ops->name, "flit") == 0 &&
 			    strncmp(cfg.family, "hex", 3) == 0)
 				T_OK(0, "%s/%s: the flit model takes a hex mesh",
-				     ops->name, pn);
-			T_OK(n > 1, "%s/%s: %u nodes", ops->name, pn, n);
+				     ops->name, lab);
+			T_OK(n > 1, "%s/%s: %u nodes", ops->name, lab, n);
 			if (n <= 1)
 				continue;
 			double gap = 3 * pe / (flit ? 0.2 : 0.25) / n;
@@ -242,10 +255,10 @@ int main(void)
 			for (size_t m = 0; m < NMSG; m++)
 				want += s.len[m];
 			T_OK(st == MP_SIM_OK, "%s/%s: loaded run ends OK, self-check "
-			     "clean", ops->name, pn);
+			     "clean", ops->name, lab);
 			T_OK(s.dlvs == NMSG && s.pkts == want && s.bad_seq == 0,
 			     "%s/%s: conservation: %llu of %d messages, %llu of "
-			     "%llu packets, each once", ops->name, pn,
+			     "%llu packets, each once", ops->name, lab,
 			     (unsigned long long)s.dlvs, NMSG,
 			     (unsigned long long)s.pkts, (unsigned long long)want);
 			T_OK(s.runs == 1 && s.run.msgs_in == NMSG &&
@@ -253,17 +266,17 @@ int main(void)
 			     s.run.pkts_delivered == want &&
 			     s.run.pkts_in_flight == 0 && s.run.pkts_queued == 0,
 			     "%s/%s: the run record accounts for every packet",
-			     ops->name, pn);
+			     ops->name, lab);
 			uint64_t h1 = s.hash;
 
 			/* Determinism: the same seed, the same records; the
 			 * hash covers times, so a different input differs. */
 			run(ops, &cfg, 7, gap, 5, &s);
 			T_OK(s.hash == h1, "%s/%s: same seed, same records",
-			     ops->name, pn);
+			     ops->name, lab);
 			run(ops, &cfg, 8, gap, 5, &s);
 			T_OK(s.hash != h1, "%s/%s: another seed, other records",
-			     ops->name, pn);
+			     ops->name, lab);
 
 			/* Zero load: single packets far apart take exactly the
 			 * model's formula, from their arrival. */
@@ -274,7 +287,7 @@ int main(void)
 			T_OK(st == MP_SIM_OK && s.checked == NMSG &&
 			     s.bad_latency == 0,
 			     "%s/%s: zero-load latency formula on %llu packets "
-			     "(%llu differ)", ops->name, pn,
+			     "(%llu differ)", ops->name, lab,
 			     (unsigned long long)s.checked,
 			     (unsigned long long)s.bad_latency);
 		}
