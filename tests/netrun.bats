@@ -470,6 +470,87 @@ self_checked() {
 	[ "${lines[0]}" = "netrun: --arb: the flit model arbitrates rr, priority or credit:A, not random; try 'netrun -h'" ]
 }
 
+@test "ncube: grid and tree under local traffic, every option, conserved, self-checked and deterministic" {
+	for t in grid:3x4 tree:3,2; do
+		wlgen --preset ncube --topo $t --dest local:2 --arrival model:0.8 -n 3000 --seed 4 > "$T/w.mps"
+		run mpcat -H "$T/w.mps"
+		[[ "$output" == *"dest=local:2"* ]]
+		for o in "" "--arb rr" "--sink prob:0.6" "--fifo 1 --arb rr --sink prob:0.9"; do
+			# shellcheck disable=SC2086
+			netrun --preset ncube --topo $t $o --self-check -o "$T/a.mps" "$T/w.mps"
+			# shellcheck disable=SC2086
+			netrun --preset ncube --topo $t $o -o "$T/b.mps" "$T/w.mps"
+			for r in pkt dlv util run; do
+				[ "$(mpcat -c -r $r "$T/a.mps")" = "$(mpcat -c -r $r "$T/b.mps")" ]
+			done
+			run mpcat -c -r run "$T/a.mps"
+			[[ "${lines[1]}" == 0,*,3000,3000,3000,3000,0,0 ]]
+		done
+	done
+	# local:1 in a tree of 3-leaf routers: the 2 siblings (0 hops, one
+	# router crossed) only, each as often; local:4 reaches all 8 others
+	wlgen --preset ncube --topo tree:3,2 --dest local:1 --arrival model:1 -n 6000 --seed 1 |
+		netrun --preset ncube --topo tree:3,2 -o "$T/d.mps"
+	mpcat -c -r dlv "$T/d.mps" | awk -F, 'NR > 1 { n++; if (int($3 / 3) != int($4 / 3) || $3 == $4 || $11 != 1) bad++; if ($4 == ($3 + 1) % 3 + 3 * int($3 / 3)) up++ }
+		END { exit !(n == 6000 && !bad && up > 2700 && up < 3300) }'
+	wlgen --preset ncube --topo tree:3,2 --dest local:4 --arrival model:1 -n 6000 --seed 1 |
+		netrun --preset ncube --topo tree:3,2 -o "$T/d.mps"
+	mpcat -c -r dlv "$T/d.mps" | awk -F, 'NR > 1 { if ($11 == 3) far++; if ($3 == $4) self++ }
+		END { exit !(!self && far > 6000 * 6 / 8 * 0.9 && far < 6000 * 6 / 8 * 1.1) }'
+}
+
+@test "ncube: a 2x1 grid and a 2-leaf tree under local traffic: 1/2 per input with B = 1, 1 with B = 2 (no conflicts)" {
+	# each terminal sends only to the other: no two packets want one
+	# output, so a FIFO of 1 alternates full and empty (1/2) and a FIFO
+	# of 2 passes one packet every unit
+	for t in grid:2x1 tree:2,2; do
+		wlgen --preset ncube --topo $t --dest local:1 --arrival model:1 -n 20000 --seed 2 > "$T/w.mps"
+		for b in 1 2; do
+			netrun --preset ncube --topo $t --fifo $b --self-check -o "$T/d.mps" "$T/w.mps"
+			run lstat --csv --warmup-time 100 "$T/d.mps"
+			tp=$(echo "${lines[1]}" | cut -d, -f4)
+			# exact but for the window's ends (a packet per input
+			# in some 10^4 units)
+			awk -v tp="$tp" -v b="$b" 'BEGIN { d = tp - (b == 1 ? 0.5 : 1); exit !(d > -0.0002 && d < 0.0002) }'
+		done
+		# B = 2: no waiting: one unit in each router's FIFO, one to the
+		# sink (the grid's 2 routers, the tree's 1: siblings meet at
+		# their leaf router)
+		run lstat --csv "$T/d.mps"
+		[ "$(echo "${lines[1]}" | cut -d, -f8,10)" = "$([ $t = grid:2x1 ] && echo 3.000,2.0000 || echo 2.000,1.0000)" ]
+	done
+	# the one-router tree is the 2x2 router of Boughton's chain: 1/2
+	wlgen --preset ncube --topo tree:2,1 --arrival model:1 -n 20000 --seed 2 |
+		netrun --preset ncube --topo tree:2,1 --fifo 1 -o "$T/d.mps"
+	run lstat --csv --warmup-time 100 "$T/d.mps"
+	[ "$(echo "${lines[1]}" | cut -d, -f4)" = 0.500000 ]
+}
+
+@test "ncube: hostile grid and tree shapes, local destinations and prefill are one-line errors" {
+	for t in grid:0x3 grid:2x tree:1,3 tree:2,0 tree:300,1 tree:2 tree:2,3x; do
+		run wlgen --preset ncube --topo $t --arrival model:1 -n 10
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "${lines[0]}" == "wlgen: --topo: bad size in '$t'"* ]]
+	done
+	run wlgen --preset ncube --topo grid:1x1 --arrival model:1 -n 10
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wlgen: network: grid:RxC needs 2 to 4096 routers, not 1x1; try 'wlgen -h'" ]
+	run wlgen --preset ncube --topo tree:2,13 --arrival model:1 -n 10
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "wlgen: network: tree:A,D needs "*"at most 4096 routers, not 2,13; try 'wlgen -h'" ]]
+	run wlgen --preset ncube --topo grid:3x3 --dest local:0 --arrival model:1 -n 10
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	run wlgen --preset ncube --stages 3 --dest local:1 --arrival model:1 -n 10
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wlgen: --dest local:1: terminal 0 of butterfly:2,3 has no other within 1 hops; try 'wlgen -h'" ]
+	wlgen --preset ncube --topo grid:3x3 --arrival model:1 -n 10 > "$T/w.mps"
+	run netrun --preset ncube --topo grid:3x3 --prefill -o "$T/d.mps" "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "netrun: --prefill: the ncube model prefills butterflies and omega networks only, not grid:3x3; try 'netrun -h'" ]
+}
+
 @test "flit: --preset rs carries each switching scheme at low load, self-check clean, throughput in flits per node per cycle" {
 	wlgen --preset rs --load 0.05 -n 3000 --seed 2 > "$T/w.mps"
 	for sw in wormhole vct ps; do
