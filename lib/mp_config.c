@@ -89,7 +89,7 @@ const struct mp_opt mp_opt_driver[] = {
 const struct mp_opt mp_opt_network[] = {
 	{ "topo", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "SPEC",
 	  "hex:N, hexrect:RxC, torus:RxC, mesh:RxC, butterfly:A,D, "
-	  "omega:A,D or crossbar:N", 0 },
+	  "omega:A,D, crossbar:N, grid:RxC or tree:A,D", 0 },
 	{ "size", MP_OPT_SPECIAL, CFG(size), 0, 0, NULL, "N",
 	  "E_N for hex, N x N otherwise", MP_OPT_NOSHOW },
 	{ "family", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "F",
