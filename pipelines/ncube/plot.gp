@@ -57,3 +57,21 @@ plot for [i = 1:3] out."/slow.csv" \
 	using ($2 == word(bs, i) + 0 ? $1 : NaN):7:8 with yerrorlines dt 2 \
 	lc rgb word(cs, i) \
 	title sprintf("slowest, B = %s (K = %s)", word(bs, i), word(ks, i))
+
+# Grids and trees of 64 terminals under local traffic (within L hops)
+# and uniform, saturated sources, one curve per network and B.
+set output sprintf("%s/plots/local.%s", out, ext)
+set title "Grid and trees of 64 terminals: localized against uniform traffic"
+set xlabel "destinations"
+set ylabel "throughput (accepted packets / input / unit)"
+set xrange [0.5:4.5]
+set yrange [0:1.05]
+set xtics ("local:1" 1, "local:2" 2, "local:4" 3, "uniform" 4)
+dx(s) = s eq "local1" ? 1 : s eq "local2" ? 2 : s eq "local4" ? 3 : 4
+nets = "grid8x8 tree2-6 tree4-3"
+plot for [i = 1:3] out."/local.csv" \
+	using ((strcol(1) eq word(nets, i) && $3 == 2) ? dx(strcol(2)) : NaN):4:5 \
+	with yerrorlines lc rgb word(cs, i) title word(nets, i).", B = 2", \
+     for [i = 1:3] out."/local.csv" \
+	using ((strcol(1) eq word(nets, i) && $3 == 5) ? dx(strcol(2)) : NaN):4:5 \
+	with yerrorlines dt 2 lc rgb word(cs, i) title word(nets, i).", B = 5"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # study.sh OUT: run the points of the ncube study and write OUT/*.csv
 # (see Makefile). QUICK=1: fewer units and seeds. JOBS: runs at a time.
+# ONLY=PART (stages, crossbar, load, slow, local): that part's runs and
+# CSVs alone.
 # Each run: wlgen declares saturated (or probability-P) model sources,
 # netrun's ncube model generates and routes them, lstat measures after a
 # warm-up of a fifth of the run; the CSVs give the mean over seeds and
@@ -15,27 +17,29 @@ else
 fi
 warm=$((units / 5))
 
-# run ID NET MODEL P LSTAT: one run into $out/runs/ID.csv (lstat's CSV
+# run ID NET MODEL P LSTAT WL: one run into $out/runs/ID.csv (lstat's CSV
 # row of all) on the network NET (wlgen's and netrun's options) with the
-# model options MODEL; the message count gives about $units units.
+# model options MODEL and wlgen's WL; the message count gives about
+# $units units at 0.7 per input.
 run() {
-	id=$1 net=$2 model=$3 p=$4 extra=$5
+	id=$1 net=$2 model=$3 p=$4 extra=$5 wl=$6
 	f="$out/runs/$id.csv"
 	[ -s "$f" ] && return 0
 	# inputs: from the topology
 	n=$(netrun --preset ncube $net --show-config | awk '
-		/^--topo/ { split($2, a, /[:,]/); if (a[1] == "crossbar") print a[2];
+		/^--topo/ { split($2, a, /[:,x]/); if (a[1] == "crossbar") print a[2];
+			    else if (a[1] == "grid") print a[2] * a[3];
 			    else { x = 1; for (i = 0; i < a[3]; i++) x *= a[2]; print x } }')
 	msgs=$(awk -v n="$n" -v u="$units" -v p="$p" 'BEGIN { printf "%d", n * u * p * 0.7 + 100 }')
 	seed=${id##*_s}
 	# shellcheck disable=SC2086
-	wlgen --preset ncube $net --arrival "model:$p" -n "$msgs" --seed "$seed" |
+	wlgen --preset ncube $net $wl --arrival "model:$p" -n "$msgs" --seed "$seed" |
 		netrun --preset ncube $net $model --seed "$seed" -q |
 		lstat --csv --warmup-time "$warm" $extra > "$f.tmp" &&
 		mv "$f.tmp" "$f"
 }
 
-# The points, one per line: ID|NET|MODEL|P|LSTAT
+# The points, one per line: ID|NET|MODEL|P|LSTAT|WL
 points() {
 	for s in $seeds; do
 		d=1
@@ -59,14 +63,25 @@ points() {
 			echo "slow_d${d}_b5_s$s|--stages $d|--fifo 5|1|--slow-inputs 25"
 			d=$((d + 1))
 		done
+		# grids and trees of 64 terminals, saturated, under local
+		# traffic (within L hops) and uniform
+		for b in 2 5; do
+			for L in 1 2 4 uniform; do
+				dest="--dest local:$L" tl=local$L
+				[ $L = uniform ] && dest="" tl=uniform
+				echo "local_ngrid8x8_d${tl}_b${b}_s$s|--topo grid:8x8|--fifo $b|1||$dest"
+				echo "local_ntree2-6_d${tl}_b${b}_s$s|--topo tree:2,6|--fifo $b|1||$dest"
+				echo "local_ntree4-3_d${tl}_b${b}_s$s|--topo tree:4,3|--fifo $b|1||$dest"
+			done
+		done
 	done
 }
 
 # Run the points JOBS at a time.
-points > "$out/points.txt"
+points | grep "^${ONLY:-}" > "$out/points.txt"
 i=0
-while IFS='|' read -r id net model p extra; do
-	run "$id" "$net" "$model" "$p" "$extra" &
+while IFS='|' read -r id net model p extra wl; do
+	run "$id" "$net" "$model" "$p" "$extra" "$wl" &
 	i=$((i + 1))
 	[ $((i % jobs)) -eq 0 ] && wait
 done < "$out/points.txt"
@@ -131,6 +146,8 @@ sorted() {
 	awk 'NR > 1' "$1" | sort -t, $2
 }
 
+part() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
+if part stages; then
 summarize stages_perfect "stages,fifo" "throughput" > "$out/a.tmp"
 summarize stages_prob "stages,fifo" "throughput" > "$out/b.tmp"
 {
@@ -138,11 +155,22 @@ summarize stages_prob "stages,fifo" "throughput" > "$out/b.tmp"
 	awk 'NR > 1 { print "perfect," $0 }' "$out/a.tmp" | sort -t, -k3,3n -k2,2n
 	awk 'NR > 1 { print "prob:0.75," $0 }' "$out/b.tmp" | sort -t, -k3,3n -k2,2n
 } > "$out/stages.csv"
+fi
+if part crossbar; then
 summarize crossbar "n" "throughput" > "$out/a.tmp"
 sorted "$out/a.tmp" -k1,1n > "$out/crossbar.csv"
+fi
+if part load; then
 summarize load "p" "throughput,pkt_lat_mean" > "$out/a.tmp"
 sorted "$out/a.tmp" -k1,1g > "$out/load.csv"
+fi
+if part slow; then
 summarize slow "stages,fifo" "throughput,slow_time,slow_rate" > "$out/a.tmp"
 sorted "$out/a.tmp" "-k2,2n -k1,1n" > "$out/slow.csv"
+fi
+if part local; then
+summarize local "net,dest,fifo" "throughput,pkt_lat_mean,hops_mean" > "$out/a.tmp"
+sorted "$out/a.tmp" "-k1,1 -k3,3n -k2,2" > "$out/local.csv"
+fi
 rm -f "$out/a.tmp" "$out/b.tmp"
 echo "ncube: $(wc -l < "$out/points.txt") runs; CSVs in $out/"
