@@ -551,7 +551,7 @@ uint32_t mp_net_terminals(const mp_net *n)
 int mp_net_direct(const mp_net *n)
 {
 	return n->fam != F_BUTTERFLY && n->fam != F_CROSSBAR &&
-	       n->fam != F_OMEGA;
+	       n->fam != F_OMEGA && n->fam != F_TREE;
 }
 
 unsigned mp_net_ports(const mp_net *n, uint32_t sw)

@@ -143,6 +143,18 @@ static unsigned manhattan(const mp_net *n, uint32_t a, uint32_t b)
 	return (ra > rb ? ra - rb : rb - ra) + (ca > cb ? ca - cb : cb - ca);
 }
 
+/* tree:A,D: leaf routers t / A meet h levels up, 2h links apart. */
+static unsigned tree_dist(const mp_net *n, uint32_t a, uint32_t b)
+{
+	uint32_t A = mp_net_ports(n, 0) - 1, x = a / A, y = b / A;
+	unsigned h = 0;
+	for (; x != y; h++) {
+		x /= A;
+		y /= A;
+	}
+	return 2 * h;
+}
+
 static unsigned popdiff(const mp_net *n, uint32_t a, uint32_t b)
 {
 	(void)n;
@@ -299,9 +311,78 @@ int main(void)
 		routes(n, zero, 100);
 		mp_net_free(n);
 	}
+	if ((n = structure("grid:5x7", 1, 0))) {
+		routes(n, manhattan, 35);
+		T_OK(mp_net_direct(n) && mp_net_ports(n, 0) == 5,
+		     "grid:5x7: direct, routers of 5 ports");
+		mp_net_free(n);
+	}
+	if ((n = structure("grid:1x4", 1, 0))) {
+		routes(n, manhattan, 4);
+		mp_net_free(n);
+	}
+	if ((n = structure("tree:3,3", 1, 0))) {
+		T_OK(mp_net_switches(n) == 13 && mp_net_terminals(n) == 27 &&
+		     !mp_net_direct(n) && mp_net_ports(n, 12) == 4,
+		     "tree:3,3: 1 + 3 + 9 routers of 4 ports, 27 terminals");
+		uint32_t peer;
+		unsigned pp;
+		T_OK(mp_net_out(n, 0, 3, &peer, &pp) == MP_PORT_NONE &&
+		     mp_net_out(n, 5, 3, &peer, &pp) == MP_PORT_LINK &&
+		     peer == 1 && pp == 1 &&
+		     mp_net_out(n, 12, 2, &peer, &pp) == MP_PORT_TERM &&
+		     peer == 26, "tree:3,3: no parent at the root, router 5 "
+		     "is child 1 of router 1, terminal 26 at port 2 of router 12");
+		routes(n, tree_dist, 27);
+		mp_net_free(n);
+	}
+	if ((n = structure("tree:2,1", 1, 0))) {
+		routes(n, zero, 2);
+		mp_net_free(n);
+	}
+	/* Local destinations: grid:3x3 within 1 hop: 2 at a corner, 3 at
+	 * an edge, 4 at the centre; tree:3,2 within 1: the 2 siblings;
+	 * within 2 everybody else. */
+	if ((n = mp_net_new("grid:3x3", &err))) {
+		uint32_t *l, *st;
+		int rc = mp_net_local_dests(n, 1, &l, &st, &err);
+		T_OK(rc == 0 && st[1] - st[0] == 2 && st[2] - st[1] == 3 &&
+		     st[5] - st[4] == 4 && st[9] == 24 && l[st[4]] == 1 &&
+		     l[st[4] + 3] == 7, "grid:3x3 local:1: 24 pairs, the "
+		     "centre's 1, 3, 5, 7");
+		if (rc == 0) {
+			free(l);
+			free(st);
+		}
+		mp_net_free(n);
+	}
+	if ((n = mp_net_new("tree:3,2", &err))) {
+		uint32_t *l, *st;
+		int rc = mp_net_local_dests(n, 1, &l, &st, &err);
+		T_OK(rc == 0 && st[9] == 18 && l[st[4]] == 3 && l[st[4] + 1] == 5,
+		     "tree:3,2 local:1: siblings only (4: 3 and 5)");
+		if (rc == 0) {
+			free(l);
+			free(st);
+		}
+		rc = mp_net_local_dests(n, 2, &l, &st, &err);
+		T_OK(rc == 0 && st[9] == 72, "tree:3,2 local:2: all 72 pairs");
+		if (rc == 0) {
+			free(l);
+			free(st);
+		}
+		mp_net_free(n);
+	}
+	if ((n = mp_net_new("butterfly:2,3", &err))) {
+		uint32_t *l, *st;
+		T_OK(mp_net_local_dests(n, 1, &l, &st, &err) < 0 && err.msg[0],
+		     "butterfly:2,3 local:1 is refused: %s", err.msg);
+		mp_net_free(n);
+	}
 	static const char *const bad[] = { "hex:1", "mesh:1x5", "kncube:1,3",
 		"hypercube:0", "butterfly:200,2", "crossbar:1", "ring:5", "torus",
-		"kncube:2,30" };
+		"kncube:2,30", "grid:1x1", "grid:65x64", "grid:0x3", "tree:1,3",
+		"tree:2,13", "tree:256,1", "tree:2,0", "tree:2,21" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		n = mp_net_new(bad[i], &err);
 		T_OK(n == NULL && err.msg[0], "%s is refused: %s", bad[i],
