@@ -519,11 +519,14 @@ self_checked() {
 		run lstat --csv "$T/d.mps"
 		[ "$(echo "${lines[1]}" | cut -d, -f8,10)" = "$([ $t = grid:2x1 ] && echo 3.000,2.0000 || echo 2.000,1.0000)" ]
 	done
-	# the one-router tree is the 2x2 router of Boughton's chain: 1/2
+	# the one-router tree is the 2x2 router of Boughton's chain: 1/2,
+	# and its leaf router is the input router of --slow-inputs: 4
+	# packets every 4 units
 	wlgen --preset ncube --topo tree:2,1 --arrival model:1 -n 20000 --seed 2 |
 		netrun --preset ncube --topo tree:2,1 --fifo 1 -o "$T/d.mps"
-	run lstat --csv --warmup-time 100 "$T/d.mps"
+	run lstat --csv --warmup-time 100 --slow-inputs 4 "$T/d.mps"
 	[ "$(echo "${lines[1]}" | cut -d, -f4)" = 0.500000 ]
+	[ "$(echo "${lines[1]}" | awk -F, '{ print $(NF - 1), $NF }')" = "4.000 0.500000" ]
 }
 
 @test "ncube: hostile grid and tree shapes, local destinations and prefill are one-line errors" {

@@ -1061,11 +1061,13 @@ int main(int argc, char *argv[])
 	const char *fmodel = mp_hdr_get(h, "fabric.model");
 	int acc_rule = fmodel && strcmp(fmodel, "ncube") == 0;
 	/* --slow-inputs: an input router is a first-stage router of A
-	 * inputs in a butterfly:A,D (else each input alone). */
+	 * inputs in a butterfly:A,D or a leaf router of a tree:A,D (else
+	 * each input alone). */
 	unsigned slow_a = 1;
 	const char *topo = mp_hdr_get(h, "topology");
 	if (topo && (strncmp(topo, "butterfly:", 10) == 0 ||
-		     strncmp(topo, "omega:", 6) == 0) &&
+		     strncmp(topo, "omega:", 6) == 0 ||
+		     strncmp(topo, "tree:", 5) == 0) &&
 	    sscanf(strchr(topo, ':') + 1, "%u", &slow_a) != 1)
 		slow_a = 1;
 	if (slow_a < 1)
