@@ -25,10 +25,12 @@ do for [fmt in "pngcairo svg"] {
 	set xlabel "best-effort load (flits per node per cycle)"
 	set ylabel "cycles"
 	do for [a in "rr prio"] {
+		set key top left
 		set output dir."/plots/classes-be-".a.".".ext
 		set title "best-effort (wormhole) latency (95% CI), gt packet-switched, --arb ".a
 		set yrange [0:400]
 		plot for [g in "05 10 15"] dir."/fig-be.dat" u (strcol(1) eq a."-g".g ? $2 : NaN):3:4 w yerrorlines t "gt 0.".g
+		set key bottom right
 		set output dir."/plots/classes-gt-".a.".".ext
 		set title "guaranteed (packet-switched) latency (95% CI), --arb ".a
 		set yrange [0:*]
@@ -37,10 +39,12 @@ do for [fmt in "pngcairo svg"] {
 		set title "standard deviation of the guaranteed latency, --arb ".a
 		plot for [g in "05 10 15"] dir."/fig-gt.dat" u (strcol(1) eq a."-g".g ? $2 : NaN):5 w linespoints t "gt 0.".g
 	}
+	set key top left
 	set output dir."/plots/classes-be-arb.".ext
 	set title "best-effort latency (95% CI), gt at 0.10, by arbitration"
 	set yrange [0:400]
 	plot for [e in "rr-g10 prio-g10 credit2-g10 credit8-g10"] dir."/fig-be.dat" u (strcol(1) eq e ? $2 : NaN):3:4 w yerrorlines t e
+	set key bottom right
 	set output dir."/plots/classes-gt-arb.".ext
 	set title "guaranteed latency (95% CI), gt at 0.10, by arbitration"
 	set yrange [0:*]
