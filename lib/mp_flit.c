@@ -142,6 +142,9 @@ typedef struct flitm {
 	int8_t vn_of_cls[2];
 	uint64_t gt_mask;   /* router-local input VC bits of the gt network */
 	uint64_t port_mask[64];
+	uint64_t inj_mask[MAXVN]; /* the injection VCs of each network */
+	unsigned lanes;     /* job-list lanes: one per network, one more for
+			     * classes without one (when classes are named) */
 	struct tq w_next, w_job, w_inj, w_arr, credits;
 	uint32_t *list;     /* routers to visit this cycle */
 	uint64_t now, cycles, visits;
@@ -256,23 +259,33 @@ static inline struct flit *fifo_at(flitm *f, const struct ivc *c, uint32_t k)
 	return &f->slab[c->base + i];
 }
 
-/* Take new packets from terminal x's job list into free injection
- * VCs of their network. */
+/* Take new packets from terminal x's job lists into free injection
+ * VCs of their network. Each network has its own lane of the job list
+ * (mp_ni_set_lanes) when classes are named, so a class never waits
+ * behind another whose injection VCs are busy. */
+static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t);
 static void inject(flitm *f, uint32_t x, uint64_t t)
+{
+	for (unsigned l = 0; l < f->lanes; l++)
+		if (inject_lane(f, x, l, t) < 0)
+			return;
+}
+
+static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
 {
 	struct router *r = &f->r[x];
 	uint32_t tp = f->nports - 1; /* the terminal port */
 	for (;;) {
-		uint32_t mi = mp_ni_head(f->ni, x);
+		uint32_t mi = mp_ni_head_lane(f->ni, x, lane);
 		if (mi == MP_NI_NONE)
-			return;
+			return 0;
 		const struct mp_sim_msg *m = mp_sim_msg(f->sh, mi);
 		int v = m->cls < 2 ? f->vn_of_cls[m->cls] : -1;
 		if (v < 0) {
 			fail(f, "message %llu: class %u (%s) has no --class "
 				"setting", (unsigned long long)m->id, m->cls,
 			     m->cls < 2 ? mp_class_names[m->cls] : "unknown");
-			return;
+			return -1;
 		}
 		const struct vnet *vn = &f->vn[v];
 		uint32_t lv = tp * f->nvc + vn->base, k;
@@ -280,10 +293,10 @@ static void inject(flitm *f, uint32_t x, uint64_t t)
 			if (f->iv[r->ivc0 + lv + k].n == 0)
 				break;
 		if (k == vn->vcs)
-			return;
+			return 0;
 		uint32_t pi = pkt_alloc(f);
 		if (pi == NIL)
-			return;
+			return -1;
 		struct pkt *p = &f->pkts[pi];
 		p->msg = mi;
 		p->dst = m->dst;
@@ -307,7 +320,7 @@ static void inject(flitm *f, uint32_t x, uint64_t t)
 		r->mask |= 1ull << (lv + k);
 		r->inj_pkts++;
 		if (f->R && tq_push(f, &f->w_inj, t + f->R, x) < 0)
-			return;
+			return -1;
 	}
 }
 
@@ -473,7 +486,7 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 	 * input port sends one flit per cycle, the terminal's injection
 	 * port inject-flits, its ejection port takes eject-flits. */
 	uint32_t np = f->nports, tp = np - 1;
-	uint32_t used[64] = { 0 };
+	uint32_t used[64] = { 0 }, used_inj[MAXVN] = { 0 };
 	uint64_t gone = 0; /* input VCs of ports that used their turn */
 	uint32_t start = (uint32_t)(t % np);
 	for (uint32_t k = 0; k < np; k++) {
@@ -502,8 +515,13 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 				o->be_quota = f->cfg.arb_alpha;
 			req[po] &= ~(1ull << w);
 			uint32_t pi = w / f->nvc;
-			if (++used[pi] == (pi == tp ? f->cfg.inject_flits : 1))
+			if (pi == tp && f->nvn > 1) { /* a port per network */
+				unsigned v = f->iv[r->ivc0 + w].vn;
+				if (++used_inj[v] == f->cfg.inject_flits)
+					gone |= f->inj_mask[v];
+			} else if (++used[pi] == (pi == tp ? f->cfg.inject_flits : 1)) {
 				gone |= f->port_mask[pi];
+			}
 			move(f, x, w, t, nl);
 		}
 	}
@@ -768,6 +786,18 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		f->nvn = 1;
 		f->vn_of_cls[0] = f->vn_of_cls[1] = 0;
 	}
+	/* Source queues: with named classes, a job-list lane per network
+	 * and one more for a class without a network (refused when it
+	 * reaches the head). */
+	f->lanes = 1;
+	if (cfg->class_sw[0] || cfg->class_sw[1]) {
+		uint8_t lane_of[MP_NI_CLASSES];
+		for (int k = 0; k < MP_NI_CLASSES; k++)
+			lane_of[k] = (uint8_t)(f->vn_of_cls[k] >= 0 ?
+					       f->vn_of_cls[k] : (int)f->nvn);
+		f->lanes = f->nvn + 1;
+		mp_sim_set_lanes(sim, f->lanes, lane_of);
+	}
 	unsigned nvc = 0;
 	for (unsigned v = 0; v < f->nvn; v++) {
 		struct vnet *vn = &f->vn[v];
@@ -828,6 +858,9 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	const struct buf_org *org = &buf_orgs[cfg->buf_org];
 	for (uint32_t p = 0; p < f->nports; p++)
 		f->port_mask[p] = (nvc == 64 ? ~0ull : (1ull << nvc) - 1) << (p * nvc);
+	for (unsigned v = 0; v < f->nvn; v++)
+		f->inj_mask[v] = ((1ull << f->vn[v].vcs) - 1)
+				 << (tp * nvc + f->vn[v].base);
 	for (unsigned v = 0; v < f->nvn; v++)
 		if (f->vn[v].cls == MP_CLASS_GT)
 			for (uint32_t p = 0; p < f->nports; p++)

@@ -27,6 +27,8 @@ struct mp_sim {
 	uint32_t n;
 	mp_evq *q;
 	mp_ni *ni;
+	unsigned lanes;             /* mp_sim_set_lanes, 0: not set */
+	uint8_t lane_of[MP_NI_CLASSES];
 	struct mp_sim_shared sh; /* sh.msgs: the message slots */
 	uint32_t nmsgs, msg_free;
 	mp_emit_fn emit;
@@ -156,7 +158,8 @@ mp_sim *mp_sim_new(const struct mp_model_ops *model, const struct mp_cfg *cfg,
 		goto fail;
 	s->n = model->nodes(s->m);
 	s->ni = mp_ni_new(s->n, pol);
-	if (!s->ni) {
+	if (!s->ni || (s->lanes && mp_ni_set_lanes(s->ni, s->lanes,
+						     s->lane_of) < 0)) {
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
@@ -216,6 +219,12 @@ struct mp_sim_shared *mp_sim_shared(mp_sim *s)
 mp_ni *mp_sim_ni(mp_sim *s)
 {
 	return s->ni;
+}
+
+void mp_sim_set_lanes(mp_sim *s, unsigned lanes, const uint8_t *lane_of_cls)
+{
+	s->lanes = lanes;
+	memcpy(s->lane_of, lane_of_cls, sizeof s->lane_of);
 }
 
 mp_evq *mp_sim_evq(mp_sim *s)
@@ -463,7 +472,7 @@ int mp_sim_add(mp_sim *s, const struct mp_msg *in)
 	s->c.pkts_queued += in->packets;
 	s->arrived_pkts += in->packets;
 	if (mp_ni_add(s->ni, in->src, mi, in->packets,
-		      in->tag == MP_REC_INJ ? in->prio : 0) < 0)
+		      in->tag == MP_REC_INJ ? in->prio : 0, in->cls) < 0)
 		return mp_sim_fail(s, "out of memory (job lists)");
 	s->ops->job(s->m, in->src, now);
 	return s->failed ? -1 : 0;

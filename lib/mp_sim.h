@@ -195,8 +195,17 @@ static inline const struct mp_sim_msg *mp_sim_msg(const struct mp_sim_shared *sh
 	return &sh->msgs[i];
 }
 
-/* The job lists: mp_ni_head() gives the message a source sends next. */
+/* The job lists: mp_ni_head() gives the message a source sends next.
+ * NULL while the model is being created. */
 mp_ni *mp_sim_ni(mp_sim *s);
+
+/*
+ * From a model's create: split each source's job list into lanes, one
+ * per virtual network (mp_ni_set_lanes; lanes <= MP_NI_MAXLANES, every
+ * lane_of_cls[k] < lanes), so classes on separate virtual networks have
+ * separate source queues. Without it, one lane.
+ */
+void mp_sim_set_lanes(mp_sim *s, unsigned lanes, const uint8_t *lane_of_cls);
 
 /* The event queue the model schedules its events in. Event types from
  * MP_SIM_EV_FIRST up are the driver's: pass them to mp_sim_event. */

@@ -597,6 +597,36 @@ self_checked() {
 	[[ "$output" == *"--arb credit:2"* ]]
 }
 
+@test "flit: each class has its own source queue: under a saturating be load, gt messages under --arb priority keep their zero-load latency" {
+	# be at 0.40 flits/node/cycle saturates wormhole; gt at 0.02 on ps.
+	wlgen --preset rs --load 0.40 --gt-load 0.02 -n 8000 --seed 3 > "$T/w.mps"
+	netrun --preset rs --class gt=ps --class be=wormhole --arb priority -k "$T/w.mps" |
+		lstat --csv --by class > "$T/s.csv"
+	# the be class saturated ...
+	awk -F, '$1 == "best-effort" { exit !($30 == "saturated") }' "$T/s.csv"
+	# ... yet gt message latency (queueing at the source included) is
+	# within 8% of packet switching's zero-load 16(H + 1) + H at its mean
+	# hops H (a shared source queue put it in the thousands of cycles)
+	awk -F, '$1 == "guaranteed" { z = 16 * ($10 + 1) + $10; ok = $3 > 200 && $5 >= z && $5 <= 1.08 * z }
+		END { exit !ok }' "$T/s.csv"
+}
+
+@test "flit: cross-check at zero load: vct on 1 VC = packet model with --header-time R+D --packet-time L-1-D, every packet 2h + 16 cycles" {
+	wlgen --preset rs --load 0.0002 -n 400 --seed 2 > "$T/w.mps"
+	netrun --preset rs --switching vct --vcs 1 --vc-buf 32 "$T/w.mps" |
+		lstat --csv --by hops | cut -d, -f1,3,8,16,21 > "$T/f.csv"
+	netrun --preset rs --model packet --header-time 2 --packet-time 14 "$T/w.mps" |
+		lstat --csv --by hops | cut -d, -f1,3,8,16,21 > "$T/p.csv"
+	cmp "$T/f.csv" "$T/p.csv"
+	# hops groups 1..8 of the 8x8 torus, each packet exactly 2h + 16
+	[ "$(grep -c '^[1-8],' "$T/f.csv")" -eq 8 ]
+	awk -F, '$1 ~ /^[0-9]+$/ && !($4 == 2 * $1 + 16 && $5 == $4) { bad = 1 } END { exit bad }' "$T/f.csv"
+	# links busy 16 cycles per packet, as the flit model's: 2 cycles more
+	netrun --preset rs --model packet --header-time 2 --packet-time 16 "$T/w.mps" |
+		lstat --csv --by hops | cut -d, -f1,16,21 > "$T/p16.csv"
+	awk -F, '$1 ~ /^[0-9]+$/ && !($2 == 2 * $1 + 18 && $3 == $2) { bad = 1 } END { exit bad }' "$T/p16.csv"
+}
+
 @test "flit: hostile options are one-line errors" {
 	wlgen --preset rs --load 0.05 --gt-load 0.05 -n 50 --seed 1 > "$T/w.mps"
 	run netrun --preset rs --vcs 0 "$T/w.mps"
