@@ -56,6 +56,16 @@ static const struct preset presets[] = {
 	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
 	  "payload=16",
 	  "workload=uniform", "cycle" },
+	/* SPEC 3.5: the flit model with the buffer organizations; load in
+	 * flits per node per cycle (mp_cfg_pe_time). */
+	{ "damq", "DAMQ study: unidirectional 8-ary 3-cube, flit-level "
+		  "routers, virtual cut-through, 1-flit packets (SPEC 3.5)",
+	  "model=flit topo=kary:8,3 route=deterministic buffers=16 "
+	  "packet-time=1 header-time=1 inject-setup=0 eject-setup=0 "
+	  "links=full pe-port=separate bp=none deadlock=hop-count "
+	  "retry=immediate payload=16 packet-flits=1 switching=vct "
+	  "buf-org=damq buf-flits=0",
+	  "workload=uniform arrival=geometric", "cycle" },
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -82,7 +92,7 @@ const struct mp_opt mp_opt_driver[] = {
 
 const struct mp_opt mp_opt_network[] = {
 	{ "topo", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "SPEC",
-	  "hex:N, hexrect:RxC, torus:RxC or mesh:RxC", 0 },
+	  "hex:N, hexrect:RxC, torus:RxC, mesh:RxC or kary:K,N", 0 },
 	{ "size", MP_OPT_SPECIAL, CFG(size), 0, 0, NULL, "N",
 	  "E_N for hex, N x N otherwise", MP_OPT_NOSHOW },
 	{ "family", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "F",
@@ -282,7 +292,8 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 
 	if (strcmp(name, "family") == 0) {
 		if (strcmp(val, "hex") && strcmp(val, "hexrect") &&
-		    strcmp(val, "torus") && strcmp(val, "mesh"))
+		    strcmp(val, "torus") && strcmp(val, "mesh") &&
+		    strcmp(val, "kary"))
 			return mp_err_set(err, "--family: '%s' is not one of "
 					       "hex|hexrect|torus|mesh", val);
 		snprintf(c->family, sizeof c->family, "%s", val);
@@ -298,10 +309,27 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 			return mp_err_set(err, "--topo: bad topology '%s'", val);
 		memcpy(fam, val, fl);
 		fam[fl] = '\0';
+		if (strcmp(fam, "kary") == 0) {
+			/* kary:K,N, the unidirectional k-ary n-cube. */
+			unsigned k, nd;
+			char x, tail;
+			if (!colon || sscanf(colon + 1, "%u%c%u%c", &k, &x, &nd,
+					     &tail) != 3 || x != ',' ||
+			    strspn(colon + 1, "0123456789,") != strlen(colon + 1))
+				return mp_err_set(err, "--topo: '%s' is not kary:K,N",
+						  val);
+			if (k < 2 || k > 1000 || nd < 1 || nd > 20)
+				return mp_err_set(err, "--topo: %s needs K >= 2 and "
+						       "1 <= N <= 20", val);
+			snprintf(c->family, sizeof c->family, "kary");
+			c->size = c->rows = k;
+			c->cols = nd;
+			return 0;
+		}
 		if (mp_cfg_set(c, "family", fam, err) < 0)
 			return mp_err_set(err, "--topo: unknown family in '%s' "
 					       "(hex:N, hexrect:RxC, torus:RxC, "
-					       "mesh:RxC)",
+					       "mesh:RxC, kary:K,N)",
 					  val);
 		if (!colon)
 			return 0;
@@ -322,8 +350,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		return mp_err_set(err, "--topo: bad size in '%s'", val);
 	}
 	if (strcmp(name, "arb") == 0) {
-		if (strcmp(val, "rr") == 0 || strcmp(val, "priority") == 0) {
-			c->arb = val[0] == 'r' ? MP_ARB_RR : MP_ARB_PRIORITY;
+		if (strcmp(val, "rr") == 0 || strcmp(val, "priority") == 0 ||
+		    strcmp(val, "oldest") == 0) {
+			c->arb = val[0] == 'r' ? MP_ARB_RR : val[0] == 'p' ?
+				 MP_ARB_PRIORITY : MP_ARB_OLDEST;
 			c->arb_alpha = 0;
 			return 0;
 		}
@@ -332,7 +362,7 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 			return uns(val + 7, 0, 1000000, &c->arb_alpha, "arb", err);
 		}
 		return mp_err_set(err, "--arb: '%s' is not one of rr|priority|"
-				       "credit:A", val);
+				       "oldest|credit:A", val);
 	}
 	if (strcmp(name, "class") == 0)
 		return set_classes(c, val, err);
@@ -383,6 +413,8 @@ mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err)
 {
 	if (strcmp(c->family, "hex") == 0)
 		return mp_net_make(c->family, c->size, 0, err);
+	if (strcmp(c->family, "kary") == 0)
+		return mp_net_make("kncube-uni", c->rows, c->cols, err);
 	return mp_net_make(c->family, c->rows ? c->rows : c->size,
 			   c->rows ? c->cols : c->size, err);
 }
@@ -391,6 +423,8 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 {
 	if (strcmp(c->family, "hex") == 0)
 		snprintf(buf, cap, "hex:%u", c->size);
+	else if (strcmp(c->family, "kary") == 0)
+		snprintf(buf, cap, "kary:%u,%u", c->rows, c->cols);
 	else if (c->rows)
 		snprintf(buf, cap, "%s:%ux%u", c->family, c->rows, c->cols);
 	else
@@ -399,6 +433,9 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 
 int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 {
+	if (strcmp(c->family, "kary") == 0 && !c->rows)
+		return mp_err_set(err, "--size: a k-ary n-cube is sized by "
+				       "--topo kary:K,N");
 	if (strcmp(c->family, "hex") == 0 && c->size > 128)
 		return mp_err_set(err, "--size: hex meshes go up to E128");
 	if (strcmp(c->family, "hex") != 0 && c->size < 3 && !c->rows)
@@ -451,7 +488,8 @@ static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
 		else if (strcmp(o->name, "arb") == 0 && c->arb == MP_ARB_CREDIT)
 			snprintf(buf, cap, "credit:%u", c->arb_alpha);
 		else if (strcmp(o->name, "arb") == 0)
-			snprintf(buf, cap, "%s", c->arb ? "priority" : "rr");
+			snprintf(buf, cap, "%s", c->arb == MP_ARB_OLDEST ? "oldest" :
+				 c->arb ? "priority" : "rr");
 		else if (strcmp(o->name, "class") == 0 &&
 			 (c->class_sw[0] || c->class_sw[1]))
 			snprintf(buf, cap, "%s%s%s%s%s%s",
@@ -519,6 +557,8 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 
 double mp_cfg_pe_time(const struct mp_cfg *c)
 {
+	if (strcmp(c->preset, "damq") == 0)
+		return c->packet_flits; /* load in flits per node per cycle */
 	double tin = (double)c->inject_setup + c->packet_time;
 	double tout = (double)c->eject_setup + c->packet_time;
 	if (c->pe_separate)

@@ -552,7 +552,7 @@ static int setup_dest(mp_workload *w, mp_err *err)
 		return mp_err_set(err, "--dest: this pattern needs a hex, hexrect "
 				       "or torus network, not %s",
 				  mp_net_name(w->net));
-	if (strcmp(mp_topo_family(t), "mesh") == 0 &&
+	if (t && strcmp(mp_topo_family(t), "mesh") == 0 &&
 	    (w->c.dest == MP_DST_DISTANCE || w->c.dest == MP_DST_NEIGHBOR))
 		return mp_err_set(err, "--dest: %s needs a topology whose nodes "
 				       "all see the same neighbourhood, not %s",
