@@ -96,6 +96,7 @@ struct ivc {
 	uint8_t vn, port, sw_ps;
 	uint8_t q;        /* per-output queue: its output port, else NOPORT */
 	uint8_t grow;     /* unbounded: ring malloc'd, grows */
+	uint32_t gone;    /* whole: flits of the head packet gone, not freed */
 };
 
 /* An output virtual channel (a link's, or the terminal's). */
@@ -488,9 +489,13 @@ static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
 		r->inj_flits++;
 	else if (!f->org->whole)
 		tq_push(f, &f->credits, t + f->C, c->up);
-	else if (fl.idx == f->L - 1) /* DAMQ: the packet's room at once */
+	else if (fl.idx < f->L - 1)
+		c->gone++;
+	else { /* DAMQ: the packet's room at once, when its tail leaves */
 		for (uint32_t j = 0; j < f->L; j++)
 			tq_push(f, &f->credits, t + f->C, c->up);
+		c->gone = 0;
+	}
 	f->sh->last_progress = t;
 	o->flits++;
 	if (ov->down != NIL) {
@@ -756,8 +761,10 @@ MP_COLD static int self_check(flitm *f)
 	for (uint32_t i = 0; i < f->credits.n; i++)
 		pend[f->ov[f->credits.e[(f->credits.head + i) &
 				      f->credits.mask].x].pool]++;
+	/* A DAMQ buffer's room: its flits, and those of packets partly
+	 * gone (freed only when the tail leaves). */
 	for (uint32_t i = 0; i < f->nivc; i++)
-		occ[f->iv[i].pool] += f->iv[i].n;
+		occ[f->iv[i].pool] += f->iv[i].n + f->iv[i].gone;
 	for (uint32_t x = 0; x < f->nr && !rc; x++) {
 		const struct router *r = &f->r[x];
 		uint64_t mask = 0;
