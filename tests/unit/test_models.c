@@ -184,7 +184,7 @@ int main(void)
 			 * cover the loop, and at half the load (dimension
 			 * order wormhole on 2 VCs saturates near 0.35). */
 			int flit = strcmp(ops->name, "flit") == 0;
-			if (ok && flit)
+			if (ok && flit && !cfg.buf_org) /* damq: --buf-flits */
 				ok = mp_cfg_set(&cfg, "vc-buf", "4", &err) == 0;
 			T_OK(ok, "%s/%s: configured", ops->name, pn);
 			if (!ok)
@@ -207,10 +207,11 @@ int main(void)
 					n = mp_sim_nodes(sim);
 				mp_sim_free(sim);
 			}
-			/* The flit model runs on tori and meshes only, and
-			 * refuses the hexagonal meshes with a message. */
-			if (strcmp(ops->name, "flit") == 0 &&
-			    strncmp(cfg.family, "hex", 3) == 0) {
+			/* The flit model runs on tori, meshes and k-ary
+			 * n-cubes only, and refuses the hexagonal meshes with
+			 * a message; the packet model refuses k-ary n-cubes. */
+			if ((flit && strncmp(cfg.family, "hex", 3) == 0) ||
+			    (!flit && strcmp(cfg.family, "kary") == 0)) {
 				T_OK(n == 0 && err.msg[0], "%s/%s: refused: %s",
 				     ops->name, pn, err.msg);
 				continue;
