@@ -57,14 +57,15 @@ static const struct preset presets[] = {
 	  "payload=16",
 	  "workload=uniform", "cycle" },
 	/* SPEC 3.5: the flit model with the buffer organizations; load in
-	 * flits per node per cycle (mp_cfg_pe_time). */
+	 * flits per node per cycle (mp_cfg_pe_time); a hop is one cycle
+	 * (router delay 0), the time scale of swsim's estimate. */
 	{ "damq", "DAMQ study: unidirectional 8-ary 3-cube, flit-level "
 		  "routers, virtual cut-through, 1-flit packets (SPEC 3.5)",
 	  "model=flit topo=kary:8,3 route=deterministic buffers=16 "
 	  "packet-time=1 header-time=1 inject-setup=0 eject-setup=0 "
 	  "links=full pe-port=separate bp=none deadlock=hop-count "
 	  "retry=immediate payload=16 packet-flits=1 switching=vct "
-	  "buf-org=damq buf-flits=0",
+	  "buf-org=damq buf-flits=0 router-delay=0",
 	  "workload=uniform arrival=geometric", "cycle" },
 };
 
@@ -362,7 +363,7 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 			return uns(val + 7, 0, 1000000, &c->arb_alpha, "arb", err);
 		}
 		return mp_err_set(err, "--arb: '%s' is not one of rr|priority|"
-				       "oldest|credit:A", val);
+				       "credit:A|oldest", val);
 	}
 	if (strcmp(name, "class") == 0)
 		return set_classes(c, val, err);

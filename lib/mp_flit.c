@@ -925,8 +925,8 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	int ring = torus || kary; /* has rings: dateline or bubble rules */
 	unsigned K = 0, N = 0;
 	if (!torus && !kary && strcmp(fam, "mesh") != 0) {
-		mp_err_set(err, "--model flit: needs a torus:RxC, mesh:RxC or "
-				"kary:K,N network, not %s", mp_net_name(net));
+		mp_err_set(err, "--model flit: needs a torus:RxC or mesh:RxC "
+				"network, not %s (or a kary:K,N)", mp_net_name(net));
 		return NULL;
 	}
 	if (kary && sscanf(mp_net_name(net), "kncube-uni:%u,%u", &K, &N) != 2) {
