@@ -124,3 +124,35 @@ col() {
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "netrun: "*"kncube-uni:8,3"* ]]
 }
+
+@test "lstat --csv: bottleneck_util by hand, the busiest class of link ports against int_util" {
+	cd "$BATS_TEST_DIRNAME"
+	META="-s nodes=7 -s pe_time=420 -s short_max=5 -s load=0.5 -s topology=kary:4,2"
+	# int_util 0.2 over [0, 2000] (data/util_small.csv); per-port
+	# records of the 2 link ports of 4 switches: port 0 at 800/2000 =
+	# 0.4, port 1 at 0.2, mean 0.3; port 2 (the terminal's, 0.95) is no
+	# link. 0.2 * 0.4 / 0.3 = 0.266667. Without the topology: empty.
+	{ cat data/util_small.csv
+	  for n in 0 1 2 3; do
+		echo 2,$n,0,1,2000,800,0,0,0
+		echo 2,$n,1,1,2000,400,0,0,0
+		echo 2,$n,2,1,2000,1900,0,0,0
+	  done; } > "$T/u.csv"
+	for r in dlv pkt run; do
+		mpcat -C -k deliveries -r $r $META data/${r}_small.csv > "$T/$r.mps"
+	done
+	mpcat -C -k deliveries -r util $META "$T/u.csv" > "$T/util.mps"
+	cat "$T/pkt.mps" "$T/dlv.mps" "$T/util.mps" "$T/run.mps" > "$T/all.mps"
+	lstat --csv "$T/all.mps" > "$T/s.csv"
+	b=$(col bottleneck_util < "$T/s.csv")
+	i=$(col int_util < "$T/s.csv")
+	[ "$b" -eq "$(head -1 "$T/s.csv" | tr ',' '\n' | wc -l)" ]
+	[ "$(sed -n 2p "$T/s.csv" | cut -d, -f$i,$b)" = "0.200000,0.266667" ]
+	META=${META% -s topology=*}
+	for r in dlv pkt run; do
+		mpcat -C -k deliveries -r $r $META data/${r}_small.csv > "$T/$r.mps"
+	done
+	mpcat -C -k deliveries -r util $META "$T/u.csv" > "$T/util.mps"
+	cat "$T/pkt.mps" "$T/dlv.mps" "$T/util.mps" "$T/run.mps" | lstat --csv > "$T/s.csv"
+	[ "$(sed -n 2p "$T/s.csv" | cut -d, -f$i,$b)" = "0.200000," ]
+}

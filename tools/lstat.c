@@ -475,6 +475,60 @@ struct snaps {
 };
 
 static struct snaps util[2]; /* MP_UTIL_PE, MP_UTIL_INTERNAL */
+/* Per-port utilizations (MP_UTIL_PORT) summed by port number. */
+#define NPCLS 256
+static double pcls_util[NPCLS];
+static uint64_t pcls_n[NPCLS];
+
+/* Link ports of a switch of the topology (the ports numbered below it
+ * are links, those from it on the terminal's), or 0 when unknown. */
+static unsigned topo_degree(const char *topo)
+{
+	unsigned k, n;
+	if (!topo)
+		return 0;
+	if (!strncmp(topo, "hex:", 4) || !strncmp(topo, "hexrect:", 8))
+		return 6;
+	if (!strncmp(topo, "torus:", 6) || !strncmp(topo, "mesh:", 5))
+		return 4;
+	if (sscanf(topo, "kary:%u,%u", &k, &n) == 2 && n < NPCLS)
+		return n;
+	return 0;
+}
+
+/*
+ * The most loaded class of internal channel against int_util: int_util
+ * (over the window) times the ratio of the busiest class's mean
+ * utilization to that of all internal ports (over the whole run; the
+ * per-port records cover it). A class: the channels leaving the same
+ * port number of their switches, if at least half as many as the most
+ * numerous. NAN without per-port records or a known topology.
+ */
+static double bottleneck(double intu, unsigned degree)
+{
+	double sum = 0, top = 0;
+	uint64_t n = 0, most = 0;
+	for (unsigned p = 0; p < degree; p++)
+		if (pcls_n[p] > most)
+			most = pcls_n[p];
+	for (unsigned p = 0; p < degree; p++) {
+		if (!pcls_n[p])
+			continue;
+		sum += pcls_util[p];
+		n += pcls_n[p];
+		/* A class is a port number most switches report: a model
+		 * reporting a half-duplex link once, at one of its ends,
+		 * leaves a few odd ones that are no class. */
+		if (pcls_n[p] * 2 >= most &&
+		    pcls_util[p] / (double)pcls_n[p] > top)
+			top = pcls_util[p] / (double)pcls_n[p];
+	}
+	if (!n || isnan(intu) || sum <= 0)
+		return intu == 0 && n ? 0 : NAN;
+	if (top < sum / (double)n) /* never below the mean */
+		top = sum / (double)n;
+	return intu * top / (sum / (double)n);
+}
 
 /*
  * Keep a snapshot that may become the first one at or after the window
@@ -572,7 +626,8 @@ enum {
 	K_HOPS, K_PEU, K_INTU, K_OFFERED, K_MSD, K_MCV, K_MMIN, K_MP50, K_MP90,
 	K_MP99, K_MP999, K_MMAX, K_NCI, K_PCI, K_PSD, K_PCV, K_PP50, K_PP90,
 	K_PP999, K_PMAX, K_STATUS, K_RAW, K_NSD, K_PMIN, K_WSTART, K_WEND,
-	K_USTART, K_UEND, K_MAKESPAN, K_TRACE_END, K_DWMEAN, K_DWP99, NCOL
+	K_USTART, K_UEND, K_MAKESPAN, K_TRACE_END, K_DWMEAN, K_DWP99, K_BNU,
+	NCOL
 };
 
 static const struct col cols[NCOL] = {
@@ -618,6 +673,9 @@ static const struct col cols[NCOL] = {
 	[K_TRACE_END] = { "trace_end", "trace_end", 0, 0 },
 	[K_DWMEAN] = { "dep_wait_mean", "dep_wait", 3, 1 },
 	[K_DWP99] = { "dep_wait_p99", "dep_p99", 1, 1 },
+	/* SPEC 3.5's x-axis: the utilization of the most loaded class of
+	 * internal channel (the channels of one port number). */
+	[K_BNU] = { "bottleneck_util", NULL, 6, 4 },
 };
 
 /* Columns of the text table, in order. */
@@ -635,7 +693,7 @@ struct global {
 	int have_window;
 	uint64_t wstart, wend;
 	int marked; /* the window ends at the end of the input */
-	double peu, intu;
+	double peu, intu, bnu;
 	int have_ut;
 	uint64_t ut1, ut2;
 	const char *status;
@@ -689,6 +747,7 @@ static void row_values(const struct acc *a, const struct global *g,
 	v[K_HOPS] = mp_moments_mean(a->hops);
 	v[K_PEU] = g->peu;
 	v[K_INTU] = g->intu;
+	v[K_BNU] = g->bnu;
 	v[K_OFFERED] = g->offered;
 	if (g->have_window) {
 		v[K_WSTART] = (double)g->wstart;
@@ -1087,6 +1146,12 @@ int main(int argc, char *argv[])
 			break;
 		}
 		case MP_REC_UTIL:
+			if (rec.util.scope == MP_UTIL_PORT &&
+			    rec.util.port < NPCLS && rec.util.t > 0) {
+				pcls_util[rec.util.port] += (double)rec.util.busy /
+							    (double)rec.util.t;
+				pcls_n[rec.util.port]++;
+			}
 			if (rec.util.scope == MP_UTIL_PE ||
 			    rec.util.scope == MP_UTIL_INTERNAL)
 				snap_add(&util[rec.util.scope], &rec.util, ws,
@@ -1306,7 +1371,7 @@ int main(int argc, char *argv[])
 		 * input; measure to the last delivery instead. */
 		util[0].have_mark = util[1].have_mark = 0;
 	}
-	g.peu = g.intu = NAN;
+	g.peu = g.intu = g.bnu = NAN;
 	int whole[2] = { 0, 0 };
 	if (g.have_window) {
 		uint64_t t1, t2;
@@ -1317,6 +1382,7 @@ int main(int argc, char *argv[])
 			g.ut2 = t2;
 		}
 		g.intu = snap_util(&util[1], ws, &t1, &t2, &whole[1]);
+		g.bnu = bottleneck(g.intu, topo_degree(mp_hdr_get(h, "topology")));
 		if (!g.have_ut && !isnan(g.intu)) {
 			g.have_ut = 1;
 			g.ut1 = t1;
