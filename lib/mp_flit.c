@@ -620,6 +620,19 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 	uint32_t used[64] = { 0 };
 	uint64_t gone = 0; /* input VCs of ports that used their turn */
 	uint32_t start = (uint32_t)(t % np);
+	/* Study organizations: an input port with one crossbar input that
+	 * is sending a packet starts no other before its tail has gone. */
+	uint64_t busy_in = 0, holders = 0;
+	for (uint32_t po = 0; f->study && po < np; po++) {
+		uint32_t w = f->op[x * np + po].lock;
+		if (w == NIL)
+			continue;
+		uint32_t pi = w / f->nvc;
+		holders |= 1ull << w;
+		if (pi == tp ? f->cfg.inject_flits == 1 : !f->org->xbar)
+			busy_in |= f->port_mask[pi];
+	}
+	busy_in &= ~holders;
 	for (uint32_t k = 0; k < np; k++) {
 		uint32_t po = start + k < np ? start + k : start + k - np;
 		if (!(ports >> po & 1))
@@ -627,7 +640,7 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 		struct oport *o = &f->op[x * np + po];
 		uint32_t quota = po == tp ? f->cfg.eject_flits : 1;
 		for (uint32_t g = 0; g < quota; g++) {
-			uint64_t q = req[po] & ~gone;
+			uint64_t q = req[po] & ~gone & ~busy_in;
 			if (f->study && o->lock != NIL)
 				q &= 1ull << o->lock;
 			if (!q)
