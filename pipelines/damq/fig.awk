@@ -1,7 +1,7 @@
 # fig.awk: the full network and swsim's estimate side by side, one row
 # per point, for gnuplot and the README:
 #   awk -F, -f fig.awk swsim.csv net-cpu.csv results.csv
-# Columns: buf L fpk load  net_util net_lat net_lat+1 net_status net_cpu_s
+# Columns: net buf L fpk load  net_util net_lat net_lat+1 net_status net_cpu_s
 #          sw_util sw_est sw_cpu_s  err%
 # net_lat + 1 is on the estimate's scale: at zero load the network's
 # packet latency is hops + L - 1 cycles, the estimate n kd + B = hops + L.
@@ -13,28 +13,28 @@ FNR == 1 {
 	for (i = 1; i <= NF; i++)
 		c[$i] = i
 	if (file == 3)
-		print "buf L fpk load net_util net_lat net_lat1 status net_cpu_s " \
+		print "net buf L fpk load net_util net_lat net_lat1 status net_cpu_s " \
 		    "sw_util sw_est sw_cpu_s err_pct"
 	next
 }
 file == 1 {
-	k = $c["buf"] SUBSEP $c["L"] SUBSEP $c["fpk"] SUBSEP $c["load"] + 0
+	k = $c["net"] SUBSEP $c["buf"] SUBSEP $c["L"] SUBSEP $c["fpk"] SUBSEP $c["load"] + 0
 	sw_u[k] = $c["bottleneck_util"]
 	sw_t[k] = $c["latency_est"]
 	sw_cpu[k] = $c["cpu_s"]
 	next
 }
 file == 2 {
-	k = $c["buf"] SUBSEP $c["L"] SUBSEP $c["fpk"] SUBSEP $c["load"] + 0
+	k = $c["net"] SUBSEP $c["buf"] SUBSEP $c["L"] SUBSEP $c["fpk"] SUBSEP $c["load"] + 0
 	cpu[k] = $c["cpu_s"]
 	next
 }
 $c["group"] == "all" {
-	k = $c["buf"] SUBSEP $c["L"] SUBSEP $c["fpk"] SUBSEP $c["load"] + 0
+	k = $c["net"] SUBSEP $c["buf"] SUBSEP $c["L"] SUBSEP $c["fpk"] SUBSEP $c["load"] + 0
 	lat = $c["pkt_lat_mean"]
 	est = sw_t[k]
 	err = est != "" && lat != "" ? sprintf("%.1f", 100 * (est - lat - 1) / (lat + 1)) : "-"
-	printf "%s %s %s %s %s %s %.3f %s %s %s %s %s %s\n", $c["buf"], $c["L"],
+	printf "%s %s %s %s %s %s %s %.3f %s %s %s %s %s %s\n", $c["net"], $c["buf"], $c["L"],
 	    $c["fpk"], $c["load"], $c["bottleneck_util"], lat, lat + 1,
 	    $c["status"], k in cpu ? cpu[k] : "-", sw_u[k] == "" ? "-" : sw_u[k],
 	    est == "" ? "-" : est, k in sw_cpu ? sw_cpu[k] : "-", err
