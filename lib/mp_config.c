@@ -62,6 +62,17 @@ static const struct preset presets[] = {
 	  "packet-time=1 header-time=0 inject-setup=0 eject-setup=0 "
 	  "pe-port=separate payload=1",
 	  "workload=uniform arrival=bernoulli", "unit" },
+	/* SPEC 3.5: the flit model with the buffer organizations; load in
+	 * flits per node per cycle (mp_cfg_pe_time); a hop is one cycle
+	 * (router delay 0), the time scale of swsim's estimate. */
+	{ "damq", "DAMQ study: unidirectional 8-ary 3-cube, flit-level "
+		  "routers, virtual cut-through, 1-flit packets (SPEC 3.5)",
+	  "model=flit topo=kary:8,3 route=deterministic buffers=16 "
+	  "packet-time=1 header-time=1 inject-setup=0 eject-setup=0 "
+	  "links=full pe-port=separate bp=none deadlock=hop-count "
+	  "retry=immediate payload=16 packet-flits=1 switching=vct "
+	  "buf-org=damq buf-flits=0 router-delay=0",
+	  "workload=uniform arrival=geometric", "cycle" },
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -89,7 +100,7 @@ const struct mp_opt mp_opt_driver[] = {
 const struct mp_opt mp_opt_network[] = {
 	{ "topo", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "SPEC",
 	  "hex:N, hexrect:RxC, torus:RxC, mesh:RxC, butterfly:A,D, "
-	  "omega:A,D, crossbar:N, grid:RxC or tree:A,D", 0 },
+	  "omega:A,D, crossbar:N, grid:RxC, tree:A,D or kary:K,N", 0 },
 	{ "size", MP_OPT_SPECIAL, CFG(size), 0, 0, NULL, "N",
 	  "E_N for hex, N x N otherwise", MP_OPT_NOSHOW },
 	{ "family", MP_OPT_SPECIAL, CFG(family), 0, 0, NULL, "F",
@@ -295,7 +306,7 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		    strcmp(val, "torus") && strcmp(val, "mesh") &&
 		    strcmp(val, "butterfly") && strcmp(val, "crossbar") &&
 		    strcmp(val, "omega") && strcmp(val, "grid") &&
-		    strcmp(val, "tree"))
+		    strcmp(val, "tree") && strcmp(val, "kary"))
 			return mp_err_set(err, "--family: '%s' is not one of "
 					       "hex|hexrect|torus|mesh|butterfly|"
 					       "omega|crossbar|grid|tree", val);
@@ -345,11 +356,29 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 			return mp_err_set(err, "--topo: bad topology '%s'", val);
 		memcpy(fam, val, fl);
 		fam[fl] = '\0';
+		if (strcmp(fam, "kary") == 0) {
+			/* kary:K,N, the unidirectional k-ary n-cube. */
+			unsigned k, nd;
+			char x, tail;
+			if (!colon || sscanf(colon + 1, "%u%c%u%c", &k, &x, &nd,
+					     &tail) != 3 || x != ',' ||
+			    strspn(colon + 1, "0123456789,") != strlen(colon + 1))
+				return mp_err_set(err, "--topo: '%s' is not kary:K,N",
+						  val);
+			if (k < 2 || k > 1000 || nd < 1 || nd > 20)
+				return mp_err_set(err, "--topo: %s needs K >= 2 and "
+						       "1 <= N <= 20", val);
+			snprintf(c->family, sizeof c->family, "kary");
+			c->size = c->rows = k;
+			c->cols = nd;
+			return 0;
+		}
 		if (mp_cfg_set(c, "family", fam, err) < 0)
 			return mp_err_set(err, "--topo: unknown family in '%s' "
 					       "(hex:N, hexrect:RxC, torus:RxC, "
 					       "mesh:RxC, butterfly:A,D, omega:A,D, "
-					       "crossbar:N, grid:RxC, tree:A,D)",
+					       "crossbar:N, grid:RxC, tree:A,D, "
+					       "kary:K,N)",
 					  val);
 		if (!colon)
 			return 0;
@@ -408,12 +437,13 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		return mp_err_set(err, "--topo: bad size in '%s'", val);
 	}
 	if (strcmp(name, "arb") == 0) {
-		/* One option, two models: the flit model takes rr, priority
-		 * and credit:A, the ncube model rr and random; each refuses
-		 * the others' when it is built. */
+		/* One option, two models: the flit model takes rr, priority,
+		 * oldest and credit:A, the ncube model rr and random; each
+		 * refuses the others' when it is built. */
 		if (strcmp(val, "rr") == 0 || strcmp(val, "priority") == 0 ||
-		    strcmp(val, "random") == 0) {
+		    strcmp(val, "random") == 0 || strcmp(val, "oldest") == 0) {
 			c->arb = val[0] == 'p' ? MP_ARB_PRIORITY :
+				 val[0] == 'o' ? MP_ARB_OLDEST :
 				 val[1] == 'a' ? MP_ARB_RANDOM : MP_ARB_RR;
 			c->arb_alpha = 0;
 			return 0;
@@ -423,7 +453,7 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 			return uns(val + 7, 0, 1000000, &c->arb_alpha, "arb", err);
 		}
 		return mp_err_set(err, "--arb: '%s' is not one of rr|priority|"
-				       "credit:A|random", val);
+				       "credit:A|oldest|random", val);
 	}
 	if (strcmp(name, "class") == 0)
 		return set_classes(c, val, err);
@@ -479,6 +509,8 @@ mp_net *mp_cfg_net(const struct mp_cfg *c, mp_err *err)
 		return mp_net_make(c->family, c->size, 0, err);
 	if (strcmp(c->family, "hex") == 0)
 		return mp_net_make(c->family, c->size, 0, err);
+	if (strcmp(c->family, "kary") == 0)
+		return mp_net_make("kncube-uni", c->rows, c->cols, err);
 	return mp_net_make(c->family, c->rows ? c->rows : c->size,
 			   c->rows ? c->cols : c->size, err);
 }
@@ -493,6 +525,8 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 		snprintf(buf, cap, "%s:%u,%u", c->family, c->size, c->stages);
 	else if (strcmp(c->family, "crossbar") == 0)
 		snprintf(buf, cap, "crossbar:%u", c->size);
+	else if (strcmp(c->family, "kary") == 0)
+		snprintf(buf, cap, "kary:%u,%u", c->rows, c->cols);
 	else if (c->rows)
 		snprintf(buf, cap, "%s:%ux%u", c->family, c->rows, c->cols);
 	else
@@ -501,6 +535,9 @@ void mp_cfg_topo(const struct mp_cfg *c, char *buf, size_t cap)
 
 int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 {
+	if (strcmp(c->family, "kary") == 0 && !c->rows)
+		return mp_err_set(err, "--size: a k-ary n-cube is sized by "
+				       "--topo kary:K,N");
 	if (strcmp(c->family, "hex") == 0 && c->size > 128)
 		return mp_err_set(err, "--size: hex meshes go up to E128");
 	if ((strcmp(c->family, "hexrect") == 0 ||
@@ -580,6 +617,7 @@ static void opt_value(const struct mp_cfg *c, const struct mp_opt *o,
 			snprintf(buf, cap, "credit:%u", c->arb_alpha);
 		else if (strcmp(o->name, "arb") == 0)
 			snprintf(buf, cap, "%s", c->arb == MP_ARB_RANDOM ? "random" :
+				 c->arb == MP_ARB_OLDEST ? "oldest" :
 				 c->arb == MP_ARB_PRIORITY ? "priority" : "rr");
 		else if (strcmp(o->name, "class") == 0 &&
 			 (c->class_sw[0] || c->class_sw[1]))
@@ -648,6 +686,8 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 
 double mp_cfg_pe_time(const struct mp_cfg *c)
 {
+	if (strcmp(c->preset, "damq") == 0)
+		return c->packet_flits; /* load in flits per node per cycle */
 	double tin = (double)c->inject_setup + c->packet_time;
 	double tout = (double)c->eject_setup + c->packet_time;
 	if (c->pe_separate)

@@ -56,6 +56,7 @@ struct mp_cfg {
 	int arb;             /* enum mp_arb (the ncube model's too) */
 	unsigned arb_alpha;  /* MP_ARB_CREDIT: best-effort flits per packet */
 	int buf_org;         /* input buffer organization, by index */
+	unsigned buf_flits;  /* flits per input port (shared orgs); 0 unbounded */
 	int vc_rules;        /* 1: dateline and bubble rules on a torus */
 	uint8_t class_sw[2]; /* by class: 0 not named, else 1 + mp_switching */
 	/* The synchronous multistage model (mp_ncube.c); its --arb is arb:
@@ -67,9 +68,10 @@ struct mp_cfg {
 };
 
 enum mp_switching { MP_SW_WORMHOLE, MP_SW_VCT, MP_SW_PS };
-/* Arbitration: the flit model's rr, priority, credit:A; the ncube
- * model's rr and random (a fair coin). */
-enum mp_arb { MP_ARB_RR, MP_ARB_PRIORITY, MP_ARB_CREDIT, MP_ARB_RANDOM };
+/* Arbitration: the flit model's rr, priority, credit:A and oldest; the
+ * ncube model's rr and random (a fair coin). */
+enum mp_arb { MP_ARB_RR, MP_ARB_PRIORITY, MP_ARB_CREDIT, MP_ARB_RANDOM,
+	      MP_ARB_OLDEST };
 
 /* The names of the switching schemes and traffic classes (by value). */
 extern const char *const mp_switching_names[];

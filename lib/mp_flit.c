@@ -30,22 +30,43 @@
 #define MAXVN 2 /* virtual networks: one per class */
 
 /*
- * Input buffer organizations, chosen by name (--buf-org). Only
- * virtual-channel FIFOs exist: each input virtual channel has its own
- * FIFO of vc-buf flits. The shared-buffer organizations of SPEC 3.5
- * (FIFO, SAFC, SAMQ, DAMQ, output-queued) are the next entries.
+ * Input buffer organizations, chosen by name (--buf-org, --buffer).
+ * vc-fifo: each input virtual channel its own FIFO of vc-buf flits.
+ * The others are those of SPEC 3.5 (the study organizations): an
+ * input port's buf-flits are split evenly among its virtual-channel
+ * classes (the dateline's), and within a class
+ *   fifo  one queue;
+ *   safc  a queue per output port, the class's flits split evenly
+ *         among them, each queue its own crossbar input;
+ *   samq  the same queues, one crossbar input per input port;
+ *   damq  a queue per output port sharing the class's flits, space
+ *         returned upstream only when a packet's tail leaves;
+ *   oq    the ideal output-queued switch: queues per output sharing
+ *         the flits, a crossbar input each, and every output serves
+ *         its packets in the order they arrived at the switch, so a
+ *         packet is in its output's queue from the cycle it arrives.
+ * Every study organization moves a packet through an output port
+ * whole (virtual cut-through: the port is held from header to tail,
+ * and taken only with room for the whole packet downstream).
  */
-struct vnet;
 struct buf_org {
 	const char *name;
-	/* Flits input VC k of a network may hold (a link's input port). */
-	unsigned (*vc_cap)(const struct vnet *vn, unsigned k);
+	uint8_t per_out;  /* a queue per output port at each input */
+	uint8_t shared;   /* the queues of a class share its flits */
+	uint8_t xbar;     /* a crossbar input per queue */
+	uint8_t arrival;  /* outputs serve packets in arrival order */
+	uint8_t whole;    /* room returns when a packet's tail leaves */
 };
-static unsigned vc_fifo_cap(const struct vnet *vn, unsigned k);
 static const struct buf_org buf_orgs[] = {
-	{ "vc-fifo", vc_fifo_cap },
+	{ "vc-fifo", 0, 0, 0, 0, 0 },
+	{ "fifo", 0, 0, 0, 0, 0 },
+	{ "safc", 1, 0, 1, 0, 0 },
+	{ "samq", 1, 0, 0, 0, 0 },
+	{ "damq", 1, 1, 0, 0, 1 },
+	{ "oq", 1, 1, 1, 1, 0 },
 };
-static const char *const buf_org_names[] = { "vc-fifo", NULL };
+static const char *const buf_org_names[] = { "vc-fifo", "fifo", "safc",
+					     "samq", "damq", "oq", NULL };
 static const char *const off_on[] = { "off", "on", NULL };
 
 struct flit {
@@ -63,18 +84,24 @@ struct pkt {
 	uint8_t vn, dim, crossed, live;
 };
 
-/* An input virtual channel: a ring of cap flits in the flit slab. */
+/* An input virtual channel (a queue of an input port): a ring of cap
+ * flits, in the flit slab, or its own and growing when unbounded. */
 struct ivc {
+	struct flit *ring;
 	uint32_t base, cap, head, n;
+	uint32_t pool;    /* the buffer its room is counted in (an ivc) */
 	uint32_t ovc;     /* output VC of the packet at the head, or NIL */
 	uint32_t up;      /* the upstream output VC it returns credits to */
 	uint8_t oport;    /* output port of the packet at the head */
 	uint8_t vn, port, sw_ps;
+	uint8_t q;        /* per-output queue: its output port, else NOPORT */
+	uint8_t grow;     /* unbounded: ring malloc'd, grows */
+	uint32_t gone;    /* whole: flits of the head packet gone, not freed */
 };
 
 /* An output virtual channel (a link's, or the terminal's). */
 struct ovc {
-	int32_t credits;  /* free flits downstream (links only) */
+	uint32_t pool;    /* the downstream buffer's credits (links only) */
 	uint32_t owner;   /* input VC (router-local index) holding it, NIL */
 	uint32_t down;    /* global input VC it feeds, NIL: ejection */
 	uint32_t router;  /* the router it belongs to */
@@ -87,6 +114,7 @@ struct oport {
 	uint32_t vc0;     /* first output VC (global index) */
 	uint32_t rr;      /* round-robin pointer (router-local VC bit) */
 	uint32_t be_quota; /* credit:A arbitration: best-effort flits left */
+	uint32_t lock;    /* study organizations: input VC sending a packet */
 	uint64_t flits, pkts;
 };
 
@@ -107,18 +135,13 @@ struct tq { /* a FIFO of (time, index) in time order */
 
 struct vnet {
 	int sw;            /* enum mp_switching */
-	unsigned vcs, buf; /* per link */
+	unsigned vcs, buf; /* per link (vcs: classes of nq queues each) */
+	unsigned nq;       /* queues per class: 1, or one per output port */
 	unsigned base;     /* first VC of the network at each port */
 	unsigned dateline; /* split the VCs by the dateline rule */
 	unsigned bubble;   /* a packet entering a ring needs room for two */
 	int cls;           /* traffic class it carries, or -1: every class */
 };
-
-static unsigned vc_fifo_cap(const struct vnet *vn, unsigned k)
-{
-	(void)k;
-	return vn->buf;
-}
 
 typedef struct flitm {
 	mp_sim *sim;
@@ -135,6 +158,10 @@ typedef struct flitm {
 	struct ivc *iv;     /* nr * nports * nvc */
 	struct ovc *ov;     /* nr * nports * nvc */
 	struct flit *slab;
+	int32_t *cred;      /* by pool: free flits (credits upstream) */
+	uint32_t *pcap;     /* by pool: its flits, 0 unbounded */
+	const struct buf_org *org;
+	int study;          /* a study organization (not vc-fifo) */
 	struct pkt *pkts;
 	uint32_t npkts, pkt_free;
 	struct vnet vn[MAXVN];
@@ -256,7 +283,24 @@ static inline struct flit *fifo_at(flitm *f, const struct ivc *c, uint32_t k)
 	uint32_t i = c->head + k;
 	if (i >= c->cap)
 		i -= c->cap;
-	return &f->slab[c->base + i];
+	return &c->ring[i];
+	(void)f;
+}
+
+/* Double the ring of an unbounded queue. */
+static int ring_grow(flitm *f, struct ivc *c)
+{
+	uint32_t cap = c->cap * 2;
+	struct flit *r = malloc((size_t)cap * sizeof *r);
+	if (!r)
+		return fail(f, "out of memory (unbounded buffer)");
+	for (uint32_t i = 0; i < c->n; i++)
+		r[i] = *fifo_at(f, c, i);
+	free(c->ring);
+	c->ring = r;
+	c->head = 0;
+	c->cap = cap;
+	return 0;
 }
 
 /* Take new packets from terminal x's job lists into free injection
@@ -288,11 +332,21 @@ static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
 			return -1;
 		}
 		const struct vnet *vn = &f->vn[v];
-		uint32_t lv = tp * f->nvc + vn->base, k;
-		for (k = 0; k < vn->vcs; k++)
-			if (f->iv[r->ivc0 + lv + k].n == 0)
+		uint32_t lv = tp * f->nvc + vn->base, k, q = 0;
+		if (vn->nq > 1) { /* the queue of its output port */
+			unsigned port;
+			if (f->route(f->net, x, m->dst, &port, 1) != 1 ||
+			    port >= vn->nq) {
+				fail(f, "no route from switch %u to terminal %u", x,
+				     m->dst);
+				return -1;
+			}
+			q = port;
+		}
+		for (k = 0; k < vn->vcs * vn->nq; k++)
+			if (k % vn->nq == q && f->iv[r->ivc0 + lv + k].n == 0)
 				break;
-		if (k == vn->vcs)
+		if (k == vn->vcs * vn->nq)
 			return 0;
 		uint32_t pi = pkt_alloc(f);
 		if (pi == NIL)
@@ -310,7 +364,7 @@ static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
 		p->seq = mp_sim_accepted(f->sim, x, mi, t, t);
 		struct ivc *c = &f->iv[r->ivc0 + lv + k];
 		for (uint32_t j = 0; j < f->L; j++) {
-			struct flit *fl = &f->slab[c->base + j];
+			struct flit *fl = &c->ring[j];
 			fl->ready = t + f->R;
 			fl->pkt = pi;
 			fl->idx = j;
@@ -365,13 +419,67 @@ static uint32_t allocate(flitm *f, uint32_t x, uint32_t lv, struct ivc *c,
 		if (ov->owner != NIL)
 			continue;
 		if (o->kind == MP_PORT_LINK && vn->sw != MP_SW_WORMHOLE &&
-		    ov->credits < need)
+		    f->cred[ov->pool] < need)
 			continue;
 		ov->owner = lv;
 		c->ovc = first + v;
 		return c->ovc;
 	}
 	return NIL;
+}
+
+/*
+ * Study organizations: the output VC the packet at the head of input
+ * VC c of router x (its header ready) would take: its dateline class,
+ * and with per-output queues the queue of its output port at the next
+ * router. NIL while another packet holds the output port or the buffer
+ * downstream has no room for the whole packet.
+ */
+static uint32_t study_target(flitm *f, uint32_t x, struct ivc *c,
+			     const struct flit *h)
+{
+	struct pkt *p = &f->pkts[h->pkt];
+	const struct vnet *vn = &f->vn[c->vn];
+	if (c->oport == NOPORT) {
+		unsigned port;
+		if (f->route(f->net, x, p->dst, &port, 1) != 1 ||
+		    port >= f->nports || f->op[x * f->nports + port].kind ==
+		    MP_PORT_NONE) {
+			fail(f, "no route from switch %u to terminal %u", x, p->dst);
+			return NIL;
+		}
+		c->oport = (uint8_t)port;
+	}
+	const struct oport *o = &f->op[x * f->nports + c->oport];
+	if (o->lock != NIL)
+		return NIL;
+	if (vn->sw == MP_SW_PS) {
+		uint32_t tail = f->L - 1 - h->idx;
+		if (c->n <= tail || fifo_at(f, c, tail)->ready > f->now)
+			return NIL;
+	}
+	unsigned cls = 0, q = 0;
+	if (o->kind == MP_PORT_LINK && vn->dateline)
+		cls = o->dim == p->dim ? p->crossed : 0;
+	if (o->kind == MP_PORT_LINK && vn->nq > 1) {
+		unsigned port;
+		if (f->route(f->net, o->peer, p->dst, &port, 1) != 1 ||
+		    port >= vn->nq) {
+			fail(f, "no route from switch %u to terminal %u", o->peer,
+			     p->dst);
+			return NIL;
+		}
+		q = port;
+	}
+	uint32_t ovc = o->vc0 + vn->base + cls * vn->nq + q;
+	if (o->kind == MP_PORT_LINK) {
+		int32_t need = (int32_t)f->L;
+		if (vn->bubble && o->dim != p->dim)
+			need *= 2;
+		if (f->cred[f->ov[ovc].pool] < need)
+			return NIL;
+	}
+	return ovc;
 }
 
 /* Move the head flit of input VC lv of router x through its output VC
@@ -390,21 +498,33 @@ static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
 		c->head = 0;
 	if (--c->n == 0)
 		r->mask &= ~(1ull << lv);
-	if (c->up != NIL)
-		tq_push(f, &f->credits, t + f->C, c->up);
-	else
+	if (c->up == NIL)
 		r->inj_flits++;
+	else if (!f->org->whole)
+		tq_push(f, &f->credits, t + f->C, c->up);
+	else if (fl.idx < f->L - 1)
+		c->gone++;
+	else { /* DAMQ: the packet's room at once, when its tail leaves */
+		for (uint32_t j = 0; j < f->L; j++)
+			tq_push(f, &f->credits, t + f->C, c->up);
+		c->gone = 0;
+	}
 	f->sh->last_progress = t;
 	o->flits++;
 	if (ov->down != NIL) {
 		struct ivc *d = &f->iv[ov->down];
+		if (d->n == d->cap && (!d->grow || ring_grow(f, d) < 0)) {
+			if (!f->failed)
+				fail(f, "router %u: a flit into a full buffer", o->peer);
+			return;
+		}
 		struct flit *s = fifo_at(f, d, d->n);
 		s->ready = t + f->D + f->R;
 		s->pkt = fl.pkt;
 		s->idx = fl.idx;
 		d->n++;
 		f->r[o->peer].mask |= 1ull << (ov->down - f->r[o->peer].ivc0);
-		ov->credits--;
+		f->cred[ov->pool]--;
 		tq_push(f, &f->w_arr, t + f->D + f->R, o->peer);
 		if (fl.idx == 0) {
 			o->pkts++;
@@ -424,6 +544,8 @@ static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
 			o->pkts++;
 	}
 	if (fl.idx == f->L - 1) {
+		if (f->study)
+			o->lock = NIL;
 		ov->owner = NIL;
 		c->ovc = NIL;
 		c->oport = NOPORT;
@@ -451,6 +573,27 @@ static inline uint32_t rr_pick(uint64_t req, uint32_t *rr)
 	return w;
 }
 
+/* Of the requests in req, the one whose head flit was ready first
+ * (arrived first), ties broken round-robin from *rr. */
+static uint32_t oldest_pick(flitm *f, const struct router *r, uint64_t req,
+			    uint32_t *rr)
+{
+	uint32_t s = *rr & 63, best = 0;
+	uint64_t bt = UINT64_MAX;
+	uint64_t parts[2] = { req & (~0ull << s), req & ~(~0ull << s) };
+	for (int k = 0; k < 2; k++)
+		for (uint64_t m = parts[k]; m; m &= m - 1) {
+			uint32_t w = (uint32_t)__builtin_ctzll(m);
+			uint64_t t = fifo_at(f, &f->iv[r->ivc0 + w], 0)->ready;
+			if (t < bt) {
+				bt = t;
+				best = w;
+			}
+		}
+	*rr = best + 1;
+	return best;
+}
+
 /* One cycle of router x: injection, VC allocation, switch allocation
  * and arbitration of each output port, the moves. Returns whether a
  * flit moved. */
@@ -468,11 +611,12 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 			continue;
 		uint32_t o = c->ovc;
 		if (o == NIL) {
-			o = allocate(f, x, lv, c, h, t);
+			o = f->study ? study_target(f, x, c, h) :
+			    allocate(f, x, lv, c, h, t);
 			if (o == NIL)
 				continue;
 		}
-		if (f->ov[o].down != NIL && f->ov[o].credits <= 0)
+		if (f->ov[o].down != NIL && f->cred[f->ov[o].pool] <= 0)
 			continue;
 		if (!(ports >> c->oport & 1)) {
 			ports |= 1ull << c->oport;
@@ -489,6 +633,19 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 	uint32_t used[64] = { 0 }, used_inj[MAXVN] = { 0 };
 	uint64_t gone = 0; /* input VCs of ports that used their turn */
 	uint32_t start = (uint32_t)(t % np);
+	/* Study organizations: an input port with one crossbar input that
+	 * is sending a packet starts no other before its tail has gone. */
+	uint64_t busy_in = 0, holders = 0;
+	for (uint32_t po = 0; f->study && po < np; po++) {
+		uint32_t w = f->op[x * np + po].lock;
+		if (w == NIL)
+			continue;
+		uint32_t pi = w / f->nvc;
+		holders |= 1ull << w;
+		if (pi == tp ? f->cfg.inject_flits == 1 : !f->org->xbar)
+			busy_in |= f->port_mask[pi];
+	}
+	busy_in &= ~holders;
 	for (uint32_t k = 0; k < np; k++) {
 		uint32_t po = start + k < np ? start + k : start + k - np;
 		if (!(ports >> po & 1))
@@ -496,11 +653,15 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 		struct oport *o = &f->op[x * np + po];
 		uint32_t quota = po == tp ? f->cfg.eject_flits : 1;
 		for (uint32_t g = 0; g < quota; g++) {
-			uint64_t q = req[po] & ~gone;
+			uint64_t q = req[po] & ~gone & ~busy_in;
+			if (f->study && o->lock != NIL)
+				q &= 1ull << o->lock;
 			if (!q)
 				break;
 			uint32_t w;
-			if (f->cfg.arb == MP_ARB_RR || !(q & f->gt_mask) ||
+			if (f->org->arrival || f->cfg.arb == MP_ARB_OLDEST) {
+				w = oldest_pick(f, r, q, &o->rr);
+			} else if (f->cfg.arb == MP_ARB_RR || !(q & f->gt_mask) ||
 			    !(q & ~f->gt_mask)) {
 				w = rr_pick(q, &o->rr);
 			} else if (f->cfg.arb == MP_ARB_PRIORITY ||
@@ -515,10 +676,22 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 				o->be_quota = f->cfg.arb_alpha;
 			req[po] &= ~(1ull << w);
 			uint32_t pi = w / f->nvc;
+			struct ivc *cw = &f->iv[r->ivc0 + w];
+			if (f->study && cw->ovc == NIL) { /* take the port */
+				cw->ovc = study_target(f, x, cw, fifo_at(f, cw, 0));
+				if (cw->ovc == NIL) {
+					fail(f, "router %u: lost its output VC", x);
+					return 1;
+				}
+				f->ov[cw->ovc].owner = w;
+				o->lock = w;
+			}
 			if (pi == tp && f->nvn > 1) { /* a port per network */
-				unsigned v = f->iv[r->ivc0 + w].vn;
+				unsigned v = cw->vn;
 				if (++used_inj[v] == f->cfg.inject_flits)
 					gone |= f->inj_mask[v];
+			} else if (f->org->xbar && pi != tp) {
+				gone |= 1ull << w; /* a crossbar input per queue */
 			} else if (++used[pi] == (pi == tp ? f->cfg.inject_flits : 1)) {
 				gone |= f->port_mask[pi];
 			}
@@ -570,7 +743,7 @@ static int flit_run_until(void *m, uint64_t until)
 		f->cycles++;
 		while (tq_peek(&f->credits) == t) {
 			uint32_t o = tq_pop(&f->credits);
-			f->ov[o].credits++;
+			f->cred[f->ov[o].pool]++;
 			visit(f, f->ov[o].router, t, &n);
 		}
 		while (tq_peek(&f->w_next) == t)
@@ -600,21 +773,29 @@ static int flit_run_until(void *m, uint64_t until)
 /*
  * Recount what the model keeps incrementally: each input VC's flits
  * (in packet order, within its capacity, its bit in the router's mask),
- * the credits of each output VC (credits + flits in the buffer it feeds
- * + credits on their way back = the buffer's size, never negative),
+ * the credits of each buffer (credits + flits in its queues + credits
+ * on their way back = its size, never negative; a shared buffer never
+ * holds more than its size), each per-output queue's flits (all of
+ * them routed to its output port), the output ports held whole,
  * the ownership of output VCs (an owner holds it, and holds only it),
  * and each packet's flits (those not yet ejected are in the buffers).
  */
 MP_COLD static int self_check(flitm *f)
 {
 	unsigned long long t = f->now;
-	uint32_t *cnt = calloc((size_t)f->npkts + f->novc + 1, sizeof *cnt);
-	uint32_t *pend = cnt + f->npkts;
+	uint32_t *cnt = calloc((size_t)f->npkts + 2 * (size_t)f->nivc + 1,
+			       sizeof *cnt);
+	uint32_t *pend = cnt + f->npkts, *occ = pend + f->nivc;
 	if (!cnt)
 		return fail(f, "out of memory (self-check)");
 	int rc = 0;
 	for (uint32_t i = 0; i < f->credits.n; i++)
-		pend[f->credits.e[(f->credits.head + i) & f->credits.mask].x]++;
+		pend[f->ov[f->credits.e[(f->credits.head + i) &
+				      f->credits.mask].x].pool]++;
+	/* A DAMQ buffer's room: its flits, and those of packets partly
+	 * gone (freed only when the tail leaves). */
+	for (uint32_t i = 0; i < f->nivc; i++)
+		occ[f->iv[i].pool] += f->iv[i].n + f->iv[i].gone;
 	for (uint32_t x = 0; x < f->nr && !rc; x++) {
 		const struct router *r = &f->r[x];
 		uint64_t mask = 0;
@@ -635,6 +816,14 @@ MP_COLD static int self_check(flitm *f)
 					break;
 				}
 				cnt[a->pkt]++;
+				unsigned port;
+				if (c->q != NOPORT && a->idx == 0 &&
+				    (f->route(f->net, x, f->pkts[a->pkt].dst, &port,
+					      1) != 1 || port != c->q))
+					rc = fail(f, "self-check at t=%llu: router "
+						     "%u queue %u of output %u holds "
+						     "a packet for another output", t,
+						  x, lv, c->q);
 				if (k && a->idx && (fifo_at(f, c, k - 1)->pkt !=
 						    a->pkt ||
 						    fifo_at(f, c, k - 1)->idx + 1 !=
@@ -652,6 +841,16 @@ MP_COLD static int self_check(flitm *f)
 					     "holds output VC %u of another router",
 					  t, x, lv, c->ovc);
 		}
+		for (uint32_t p = 0; p < f->nports && f->study && !rc; p++) {
+			const struct oport *o = &f->op[x * f->nports + p];
+			if (o->lock == NIL)
+				continue;
+			const struct ivc *c = &f->iv[r->ivc0 + o->lock];
+			if (c->ovc == NIL || c->oport != p)
+				rc = fail(f, "self-check at t=%llu: router %u port "
+					     "%u held by VC %u, which does not use "
+					     "it", t, x, p, o->lock);
+		}
 		if (!rc && mask != r->mask)
 			rc = fail(f, "self-check at t=%llu: router %u non-empty "
 				     "VCs %#llx, not %#llx", t, x,
@@ -665,15 +864,21 @@ MP_COLD static int self_check(flitm *f)
 			rc = fail(f, "self-check at t=%llu: output VC %u owned by "
 				     "VC %u of router %u, which does not hold it",
 				  t, o, ov->owner, ov->router);
-		if (ov->down == NIL)
-			continue;
-		const struct ivc *d = &f->iv[ov->down];
-		if (ov->credits < 0 ||
-		    (uint64_t)ov->credits + d->n + pend[o] != d->cap)
-			rc = fail(f, "self-check at t=%llu: output VC %u has %d "
-				     "credits, %u flits downstream, %u credits "
-				     "returning, room %u", t, o, ov->credits,
-				  d->n, pend[o], d->cap);
+	}
+	for (uint32_t i = 0; i < f->nivc && !rc; i++) {
+		const struct ivc *d = &f->iv[i];
+		if (d->pool != i || d->up == NIL || !f->pcap[i])
+			continue; /* not a link's buffer, or unbounded */
+		if (occ[i] > f->pcap[i])
+			rc = fail(f, "self-check at t=%llu: buffer %u holds %u "
+				     "flits, room for %u", t, i, occ[i],
+				  f->pcap[i]);
+		else if (f->cred[i] < 0 ||
+			 (uint64_t)f->cred[i] + occ[i] + pend[i] != f->pcap[i])
+			rc = fail(f, "self-check at t=%llu: buffer %u has %d "
+				     "credits, %u flits, %u credits returning, "
+				     "room %u", t, i, f->cred[i], occ[i], pend[i],
+				  f->pcap[i]);
 	}
 	uint64_t live = 0;
 	for (uint32_t i = 0; i < f->npkts && !rc; i++) {
@@ -707,11 +912,16 @@ static void flit_free(void *m)
 	flitm *f = m;
 	if (!f)
 		return;
+	for (uint32_t i = 0; f->iv && i < f->nivc; i++)
+		if (f->iv[i].grow)
+			free(f->iv[i].ring);
 	free(f->r);
 	free(f->op);
 	free(f->iv);
 	free(f->ov);
 	free(f->slab);
+	free(f->cred);
+	free(f->pcap);
 	free(f->pkts);
 	free(f->list);
 	free(f->w_next.e);
@@ -742,14 +952,48 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 {
 	const char *fam = mp_net_family(net);
 	int torus = strcmp(fam, "torus") == 0;
-	if (!torus && strcmp(fam, "mesh") != 0) {
+	int kary = strcmp(fam, "kncube-uni") == 0;
+	int ring = torus || kary; /* has rings: dateline or bubble rules */
+	unsigned K = 0, N = 0;
+	if (!torus && !kary && strcmp(fam, "mesh") != 0) {
 		mp_err_set(err, "--model flit: needs a torus:RxC or mesh:RxC "
-				"network, not %s", mp_net_name(net));
+				"network, not %s (or a kary:K,N)", mp_net_name(net));
+		return NULL;
+	}
+	if (kary && sscanf(mp_net_name(net), "kncube-uni:%u,%u", &K, &N) != 2) {
+		mp_err_set(err, "--model flit: bad network %s", mp_net_name(net));
+		return NULL;
+	}
+	if (cfg->buf_org < 0 ||
+	    (size_t)cfg->buf_org >= sizeof buf_orgs / sizeof buf_orgs[0]) {
+		mp_err_set(err, "--buffer: unknown organization");
+		return NULL;
+	}
+	const struct buf_org *org = &buf_orgs[cfg->buf_org];
+	int study = cfg->buf_org != 0;
+	if (study && (cfg->class_sw[0] || cfg->class_sw[1])) {
+		mp_err_set(err, "--buffer %s: one class only (no --class)",
+			   org->name);
+		return NULL;
+	}
+	if (study && cfg->switching == MP_SW_WORMHOLE) {
+		mp_err_set(err, "--buffer %s: needs --switching vct or ps",
+			   org->name);
+		return NULL;
+	}
+	if (study && cfg->vc_buf) {
+		mp_err_set(err, "--vc-buf: --buffer %s is sized by --buf-flits",
+			   org->name);
+		return NULL;
+	}
+	if (!study && cfg->buf_flits) {
+		mp_err_set(err, "--buf-flits: applies to --buffer fifo, safc, "
+				"samq, damq or oq (vc-fifo: --vc-buf)");
 		return NULL;
 	}
 	if (cfg->arb == MP_ARB_RANDOM) { /* the ncube model's */
-		mp_err_set(err, "--arb: the flit model arbitrates rr, priority "
-				"or credit:A, not random");
+		mp_err_set(err, "--arb: the flit model arbitrates rr, priority, "
+				"oldest or credit:A, not random");
 		return NULL;
 	}
 	flitm *f = calloc(1, sizeof *f);
@@ -760,6 +1004,8 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	f->sim = sim;
 	f->net = net;
 	f->cfg = *cfg;
+	f->org = org;
+	f->study = study;
 	f->sh = mp_sim_shared(sim);
 	f->ni = mp_sim_ni(sim);
 	f->q = mp_sim_evq(sim);
@@ -771,6 +1017,8 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	f->pkt_free = NIL;
 	f->watch = mp_sim_opts(sim)->self_check;
 	f->vn_of_cls[0] = f->vn_of_cls[1] = -1;
+	f->nr = mp_net_switches(net);
+	f->nports = mp_net_ports(net, 0);
 
 	/* Virtual networks: one per named class, or one for all. */
 	if (cfg->class_sw[0] || cfg->class_sw[1]) {
@@ -798,14 +1046,35 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		f->lanes = f->nvn + 1;
 		mp_sim_set_lanes(sim, f->lanes, lane_of);
 	}
-	unsigned nvc = 0;
+	unsigned nvc = 0, F = cfg->buf_flits;
 	for (unsigned v = 0; v < f->nvn; v++) {
 		struct vnet *vn = &f->vn[v];
 		vnet_size(cfg, vn->sw, vn->cls, &vn->vcs, &vn->buf);
+		vn->nq = 1;
+		if (study) {
+			/* The input's F flits split evenly among the classes,
+			 * and by static organizations among the queues of a
+			 * class; rounded down. 0: unbounded. */
+			vn->vcs = cfg->vcs ? cfg->vcs : ring && cfg->vc_rules ? 2 : 1;
+			vn->nq = org->per_out ? f->nports : 1;
+			unsigned fc = F / vn->vcs;
+			vn->buf = org->shared ? fc : fc / vn->nq;
+			unsigned need = ring && cfg->vc_rules && vn->vcs == 1 ?
+					2 * f->L : f->L;
+			if (F && vn->buf < need) {
+				mp_err_set(err, "--buf-flits %u: --buffer %s leaves "
+						"%u flits per %s, less than %s (%u "
+						"flits)", F, org->name, vn->buf,
+					   org->shared ? "class" : "queue",
+					   need > f->L ? "two packets (the bubble "
+					   "rule)" : "one packet", need);
+				goto fail;
+			}
+		}
 		vn->base = nvc;
-		nvc += vn->vcs;
+		nvc += vn->vcs * vn->nq;
 		const char *nm = vn->cls < 0 ? "" : mp_class_names[vn->cls];
-		if (vn->sw != MP_SW_WORMHOLE && vn->buf < f->L) {
+		if (!study && vn->sw != MP_SW_WORMHOLE && vn->buf < f->L) {
 			mp_err_set(err, "--vc-buf %u: %s%s%s needs room for a whole "
 					"packet (%u flits)", vn->buf, nm,
 				   *nm ? " " : "", mp_switching_names[vn->sw], f->L);
@@ -813,11 +1082,11 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		}
 		if (!cfg->vc_rules)
 			continue; /* deadlock possible: the driver detects it */
-		if (torus && vn->vcs >= 2)
+		if (ring && vn->vcs >= 2)
 			vn->dateline = 1;
-		if (torus && vn->vcs == 1 && vn->sw != MP_SW_WORMHOLE) {
+		if (ring && vn->vcs == 1 && vn->sw != MP_SW_WORMHOLE) {
 			vn->bubble = 1;
-			if (vn->buf < 2 * f->L) {
+			if (!study && vn->buf < 2 * f->L) {
 				mp_err_set(err, "--vc-buf %u: %s on one virtual "
 						"channel of a torus needs room for two "
 						"packets (%u flits, the bubble rule)",
@@ -826,19 +1095,18 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 				goto fail;
 			}
 		}
-		if (torus && vn->sw == MP_SW_WORMHOLE && vn->vcs < 2) {
+		if (ring && vn->sw == MP_SW_WORMHOLE && vn->vcs < 2) {
 			mp_err_set(err, "--vcs 1: wormhole on a torus needs 2 "
 					"virtual channels (the dateline rule; --vc-rules "
 					"off lifts it)");
 			goto fail;
 		}
 	}
-	f->nr = mp_net_switches(net);
-	f->nports = mp_net_ports(net, 0);
 	f->nvc = nvc;
 	if ((uint64_t)f->nports * nvc > 64) {
-		mp_err_set(err, "--vcs: at most 64 virtual channels per router "
-				"(%u ports x %u)", f->nports, nvc);
+		mp_err_set(err, "--vcs%s: at most 64 virtual channels per router "
+				"(%u ports x %u)", study ? ", --buffer" : "",
+			   f->nports, nvc);
 		goto fail;
 	}
 	uint32_t per = f->nports * nvc;
@@ -847,15 +1115,16 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	f->op = calloc((size_t)f->nr * f->nports, sizeof *f->op);
 	f->iv = calloc(f->nivc, sizeof *f->iv);
 	f->ov = calloc(f->novc, sizeof *f->ov);
+	f->cred = calloc(f->nivc, sizeof *f->cred);
+	f->pcap = calloc(f->nivc, sizeof *f->pcap);
 	f->list = malloc(f->nr * sizeof *f->list);
-	if (!f->r || !f->op || !f->iv || !f->ov || !f->list ||
-	    tq_init(&f->w_next) || tq_init(&f->w_job) || tq_init(&f->w_inj) || tq_init(&f->w_arr) ||
-	    tq_init(&f->credits)) {
+	if (!f->r || !f->op || !f->iv || !f->ov || !f->list || !f->cred ||
+	    !f->pcap || tq_init(&f->w_next) || tq_init(&f->w_job) ||
+	    tq_init(&f->w_inj) || tq_init(&f->w_arr) || tq_init(&f->credits)) {
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
 	uint32_t tp = f->nports - 1;
-	const struct buf_org *org = &buf_orgs[cfg->buf_org];
 	for (uint32_t p = 0; p < f->nports; p++)
 		f->port_mask[p] = (nvc == 64 ? ~0ull : (1ull << nvc) - 1) << (p * nvc);
 	for (unsigned v = 0; v < f->nvn; v++)
@@ -866,8 +1135,9 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 			for (uint32_t p = 0; p < f->nports; p++)
 				for (unsigned k = 0; k < f->vn[v].vcs; k++)
 					f->gt_mask |= 1ull << (p * nvc + f->vn[v].base + k);
-	/* Buffers: a link input VC holds its network's vc-buf flits, an
-	 * injection VC one packet. */
+	/* Buffers: a link input VC holds its network's vc-buf flits (study
+	 * organizations: its share of buf-flits), an injection VC one
+	 * packet. An unbounded queue has a ring of its own that grows. */
 	uint64_t slab = 0;
 	for (uint32_t x = 0; x < f->nr; x++) {
 		if (mp_net_ports(net, x) != f->nports) {
@@ -876,25 +1146,45 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		}
 		f->r[x].ivc0 = x * per;
 		for (uint32_t p = 0; p < f->nports; p++)
-			for (unsigned v = 0; v < f->nvn; v++)
-				for (unsigned k = 0; k < f->vn[v].vcs; k++) {
-					struct ivc *c = &f->iv[x * per + p * nvc +
-							       f->vn[v].base + k];
-					c->cap = p == tp ? f->L :
-						 org->vc_cap(&f->vn[v], k);
-					c->base = (uint32_t)slab;
+			for (unsigned v = 0; v < f->nvn; v++) {
+				const struct vnet *vn = &f->vn[v];
+				for (unsigned k = 0; k < vn->vcs * vn->nq; k++) {
+					uint32_t i = x * per + p * nvc + vn->base + k;
+					struct ivc *c = &f->iv[i];
+					c->pool = i;
+					c->cap = p == tp ? f->L : vn->buf;
+					if (p != tp && study && org->shared)
+						c->pool = i - k % vn->nq;
+					if (p != tp && study && !F) {
+						c->cap = 2 * f->L;
+						c->grow = 1;
+						c->ring = malloc(c->cap * sizeof *c->ring);
+						if (!c->ring) {
+							mp_err_set(err, "out of memory");
+							goto fail;
+						}
+					} else {
+						c->base = (uint32_t)slab;
+						slab += c->cap;
+					}
+					if (c->pool == i) {
+						f->pcap[i] = c->grow ? 0 : vn->buf;
+						f->cred[i] = c->grow ? INT32_MAX / 2 :
+							     (int32_t)vn->buf;
+					}
+					c->q = vn->nq > 1 ? (uint8_t)(k % vn->nq) : NOPORT;
 					c->ovc = NIL;
 					c->up = NIL;
 					c->oport = NOPORT;
 					c->vn = (uint8_t)v;
 					c->port = (uint8_t)p;
-					slab += c->cap;
 				}
+			}
 	}
 	if (slab > (1u << 26)) {
-		mp_err_set(err, "--vc-buf, --packet-flits: buffers of %llu flits "
-				"in all, more than %u", (unsigned long long)slab,
-			   1u << 26);
+		mp_err_set(err, "--vc-buf, --buf-flits, --packet-flits: buffers "
+				"of %llu flits in all, more than %u",
+			   (unsigned long long)slab, 1u << 26);
 		goto fail;
 	}
 	f->slab = calloc(slab ? slab : 1, sizeof *f->slab);
@@ -902,6 +1192,9 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		mp_err_set(err, "out of memory (buffers)");
 		goto fail;
 	}
+	for (uint32_t i = 0; i < f->nivc; i++)
+		if (!f->iv[i].grow)
+			f->iv[i].ring = f->slab + f->iv[i].base;
 	for (uint32_t x = 0; x < f->nr; x++) {
 		unsigned row, col;
 		mp_net_coords(net, x, &row, &col);
@@ -912,8 +1205,16 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 			o->kind = (uint8_t)mp_net_out(net, x, p, &peer, &pp);
 			o->vc0 = x * per + p * nvc;
 			o->peer = peer;
-			o->dim = (uint8_t)(p & 1);
-			if (o->kind == MP_PORT_LINK) {
+			o->lock = NIL;
+			o->dim = (uint8_t)(kary ? p : p & 1);
+			if (o->kind == MP_PORT_LINK && kary) {
+				/* port p: +1 in dimension p; the wrap from
+				 * digit K-1 to 0 is the dateline */
+				uint32_t d = x;
+				for (uint32_t j = 0; j < p; j++)
+					d /= K;
+				o->wrap = (uint8_t)(d % K == K - 1);
+			} else if (o->kind == MP_PORT_LINK) {
 				unsigned r2, c2;
 				mp_net_coords(net, peer, &r2, &c2);
 				o->wrap = (uint8_t)((r2 > row ? r2 - row : row - r2) > 1 ||
@@ -927,7 +1228,7 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 				if (o->kind == MP_PORT_LINK) {
 					ov->down = peer * per + pp * nvc + v;
 					f->iv[ov->down].up = o->vc0 + v;
-					ov->credits = (int32_t)f->iv[ov->down].cap;
+					ov->pool = f->iv[ov->down].pool;
 				}
 			}
 		}
@@ -1037,7 +1338,7 @@ static size_t flit_report(const void *mo, size_t max, char *buf, size_t cap)
 		const struct ivc *c = &f->iv[i];
 		if (!c->n)
 			continue;
-		const struct flit *h = &f->slab[c->base + c->head];
+		const struct flit *h = &c->ring[c->head];
 		const struct pkt *p = &f->pkts[h->pkt];
 		const struct mp_sim_msg *m = mp_sim_msg(f->sh, p->msg);
 		uint32_t per = f->nports * f->nvc;
@@ -1093,6 +1394,7 @@ static void flit_defaults(struct mp_cfg *c)
 	c->arb = MP_ARB_RR;
 	c->arb_alpha = 0;
 	c->buf_org = 0;
+	c->buf_flits = 0;
 	c->vc_rules = 1;
 	c->class_sw[0] = c->class_sw[1] = 0;
 }
@@ -1124,9 +1426,14 @@ static const struct mp_opt flit_opts[] = {
 	{ "eject-flits", MP_OPT_UINT, CFG(eject_flits), 1, 64, NULL, "N",
 	  "flits a terminal receives per cycle", 0 },
 	{ "arb", MP_OPT_SPECIAL, CFG(arb), 0, 0, NULL, "A",
-	  "link arbitration: rr | priority | credit:A", 0 },
+	  "link arbitration: rr | priority | oldest | credit:A", 0 },
 	{ "buf-org", MP_OPT_CHOICE, CFG(buf_org), 0, 0, buf_org_names, "B",
-	  "input buffer organization: vc-fifo", 0 },
+	  "input buffers: vc-fifo | fifo | safc | samq | damq | oq", 0 },
+	{ "buffer", MP_OPT_CHOICE, CFG(buf_org), 0, 0, buf_org_names, "B",
+	  "the same as --buf-org", MP_OPT_NOSHOW },
+	{ "buf-flits", MP_OPT_UINT, CFG(buf_flits), 0, 1u << 20, NULL, "F",
+	  "flits per input port, --buffer other than vc-fifo (0: unbounded)",
+	  0 },
 	{ "vc-rules", MP_OPT_CHOICE, CFG(vc_rules), 0, 0, off_on, "on|off",
 	  "dateline and bubble rules on a torus (off: may deadlock)", 0 },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0 }

@@ -443,7 +443,7 @@ netrun --preset ncube --topo butterfly:4,11|netrun: --stages: butterfly:4,11 has
 netrun --preset ncube --topo crossbar:1|netrun: --topo: 1 is too small (at least 2)
 netrun --preset ncube --sink prob:nan|netrun: --sink: 'prob:nan' is not perfect or prob:Q with 0 < Q <= 1
 netrun --preset ncube --sink prob:0|netrun: --sink: 'prob:0' is not perfect or prob:Q with 0 < Q <= 1
-netrun --preset ncube --arb coin|netrun: --arb: 'coin' is not one of rr|priority|credit:A|random
+netrun --preset ncube --arb coin|netrun: --arb: 'coin' is not one of rr|priority|credit:A|oldest|random
 wlgen --preset ncube --arrival model:2 -n 5|wlgen: --arrival: model:P needs 0 < P <= 1, not '2'
 wlgen --preset ncube --arrival model:nan -n 5|wlgen: --arrival: model:P needs 0 < P <= 1, not 'nan'
 wlgen --preset ncube --stages 0 --load 0.5 -n 5|wlgen: --stages: 0 is too small (at least 1)

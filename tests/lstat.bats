@@ -47,7 +47,7 @@ run_stream() {
 	mpcat -C -k deliveries -r run $META "$T/r.csv"
 }
 
-CSVHEAD=group,messages,packets,throughput,msg_lat_mean,msg_lat_ci95,norm_lat_mean,pkt_lat_mean,pkt_lat_p99,hops_mean,pe_util,int_util,offered,msg_lat_sd,msg_lat_cv,msg_lat_min,msg_lat_p50,msg_lat_p90,msg_lat_p99,msg_lat_p999,msg_lat_max,norm_lat_ci95,pkt_lat_ci95,pkt_lat_sd,pkt_lat_cv,pkt_lat_p50,pkt_lat_p90,pkt_lat_p999,pkt_lat_max,status,throughput_raw,norm_lat_sd,pkt_lat_min,window_start,window_end,util_start,util_end,makespan,trace_end,dep_wait_mean,dep_wait_p99
+CSVHEAD=group,messages,packets,throughput,msg_lat_mean,msg_lat_ci95,norm_lat_mean,pkt_lat_mean,pkt_lat_p99,hops_mean,pe_util,int_util,offered,msg_lat_sd,msg_lat_cv,msg_lat_min,msg_lat_p50,msg_lat_p90,msg_lat_p99,msg_lat_p999,msg_lat_max,norm_lat_ci95,pkt_lat_ci95,pkt_lat_sd,pkt_lat_cv,pkt_lat_p50,pkt_lat_p90,pkt_lat_p999,pkt_lat_max,status,throughput_raw,norm_lat_sd,pkt_lat_min,window_start,window_end,util_start,util_end,makespan,trace_end,dep_wait_mean,dep_wait_p99,bottleneck_util
 
 @test "text table of the hand-computed fixture is exact" {
 	run lstat -q "$T/all.mps"
@@ -70,7 +70,7 @@ all           6       14      0.4200          0.001    366.7       -  417.9  1.1
 	# p90: rank 13 = 190. Packet ci95 over 14 batches of 1. Makespan:
 	# the last t_done, 1600; trace end: the last t_arrive, 1500; no rel
 	# records, so no dependency wait.
-	[ "${lines[1]}" = "all,6,14,0.420000,366.667,,141.667,153.571,200.0,1.2143,0.500000,0.200000,0.500000,417.931,1.139813,100,200.0,1200.0,1200.0,1200.0,1200,,25.232,43.431,0.282807,180.0,190.0,200.0,200,ok,0.001,49.160,90,0,2000,0,2000,1600,1500,," ]
+	[ "${lines[1]}" = "all,6,14,0.420000,366.667,,141.667,153.571,200.0,1.2143,0.500000,0.200000,0.500000,417.931,1.139813,100,200.0,1200.0,1200.0,1200.0,1200,,25.232,43.431,0.282807,180.0,190.0,200.0,200,ok,0.001,49.160,90,0,2000,0,2000,1600,1500,,," ]
 }
 
 @test "the same stream from standard input gives the same bytes" {
@@ -147,7 +147,7 @@ all           6       14      0.4200          0.001    366.7       -  417.9  1.1
 	run lstat --warmup 100 --csv "$T/all.mps"
 	[ "$status" -eq 0 ]
 	# Makespan and trace end describe the whole stream, warm-up or not.
-	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,,,1600,1500,," ]
+	[ "${lines[1]}" = "all,0,0,,,,,,,,,,0.500000,,,,,,,,,,,,,,,,,ok,,,,,,,,1600,1500,,," ]
 	run lstat --warmup 100 -q "$T/all.mps"
 	[ "${lines[5]}" = "# window: empty (the warm-up discarded every message)" ]
 }
@@ -214,7 +214,7 @@ all           6       14      0.4200          0.001    366.7       -  417.9  1.1
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "# $(echo "$CSVHEAD" | tr , ' ')" ]
 	[ "$(echo "${lines[2]}" | cut -d' ' -f1-6)" = "long 1 6 0.180000 1200.000 -" ]
-	[ "$(printf '%s\n' "$output" | awk 'NR > 1 {print NF}' | sort -u)" = 41 ]
+	[ "$(printf '%s\n' "$output" | awk 'NR > 1 {print NF}' | sort -u)" = 42 ]
 }
 
 @test "-h: usage on stdout, exit 0" {
@@ -285,20 +285,22 @@ all           6       14      0.4200          0.001    366.7       -  417.9  1.1
 		netrun --preset ncube --stages 1 --fifo 1 -o "$T/d.mps"
 	run lstat --csv --slow-inputs 4 --warmup-time 100 "$T/d.mps"
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" == *,dep_wait_p99,slow_time,slow_rate ]]
-	[[ "${lines[1]}" == *,4.000,0.500000 ]]
+	# damq's bottleneck_util stays last (empty: lstat knows no port
+	# classes of a butterfly)
+	[[ "${lines[0]}" == *,dep_wait_p99,slow_time,slow_rate,bottleneck_util ]]
+	[[ "${lines[1]}" == *,4.000,0.500000, ]]
 	run lstat --slow-inputs 4 --warmup-time 100 "$T/d.mps"
 	[[ "${lines[0]}" == *"slow_time  slow_rate" ]]
 	[[ "$output" == *"# slow inputs: "*" periods in which every input router (2 inputs) accepted 4 packets"* ]]
 	# without the option the columns are absent
 	run lstat --csv "$T/d.mps"
-	[[ "${lines[0]}" == *,dep_wait_p99 ]]
+	[[ "${lines[0]}" == *,dep_wait_p99,bottleneck_util ]]
 	# four stages: the slowest input router is slower than the mean
 	wlgen --preset ncube --stages 4 --arrival model:1 -n 40000 --seed 2 |
 		netrun --preset ncube --stages 4 --fifo 1 -o "$T/e.mps"
 	run lstat --csv --slow-inputs 4 --warmup-time 100 "$T/e.mps"
 	thr=$(echo "${lines[1]}" | cut -d, -f4)
-	rate=$(echo "${lines[1]}" | awk -F, '{ print $NF }')
+	rate=$(echo "${lines[1]}" | awk -F, '{ print $(NF - 1) }')
 	awk -v a="$rate" -v b="$thr" 'BEGIN { exit !(a > 0 && a < b) }'
 }
 

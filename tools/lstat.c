@@ -478,6 +478,60 @@ struct snaps {
 };
 
 static struct snaps util[2]; /* MP_UTIL_PE, MP_UTIL_INTERNAL */
+/* Per-port utilizations (MP_UTIL_PORT) summed by port number. */
+#define NPCLS 256
+static double pcls_util[NPCLS];
+static uint64_t pcls_n[NPCLS];
+
+/* Link ports of a switch of the topology (the ports numbered below it
+ * are links, those from it on the terminal's), or 0 when unknown. */
+static unsigned topo_degree(const char *topo)
+{
+	unsigned k, n;
+	if (!topo)
+		return 0;
+	if (!strncmp(topo, "hex:", 4) || !strncmp(topo, "hexrect:", 8))
+		return 6;
+	if (!strncmp(topo, "torus:", 6) || !strncmp(topo, "mesh:", 5))
+		return 4;
+	if (sscanf(topo, "kary:%u,%u", &k, &n) == 2 && n < NPCLS)
+		return n;
+	return 0;
+}
+
+/*
+ * The most loaded class of internal channel against int_util: int_util
+ * (over the window) times the ratio of the busiest class's mean
+ * utilization to that of all internal ports (over the whole run; the
+ * per-port records cover it). A class: the channels leaving the same
+ * port number of their switches, if at least half as many as the most
+ * numerous. NAN without per-port records or a known topology.
+ */
+static double bottleneck(double intu, unsigned degree)
+{
+	double sum = 0, top = 0;
+	uint64_t n = 0, most = 0;
+	for (unsigned p = 0; p < degree; p++)
+		if (pcls_n[p] > most)
+			most = pcls_n[p];
+	for (unsigned p = 0; p < degree; p++) {
+		if (!pcls_n[p])
+			continue;
+		sum += pcls_util[p];
+		n += pcls_n[p];
+		/* A class is a port number most switches report: a model
+		 * reporting a half-duplex link once, at one of its ends,
+		 * leaves a few odd ones that are no class. */
+		if (pcls_n[p] * 2 >= most &&
+		    pcls_util[p] / (double)pcls_n[p] > top)
+			top = pcls_util[p] / (double)pcls_n[p];
+	}
+	if (!n || isnan(intu) || sum <= 0)
+		return intu == 0 && n ? 0 : NAN;
+	if (top < sum / (double)n) /* never below the mean */
+		top = sum / (double)n;
+	return intu * top / (sum / (double)n);
+}
 
 /*
  * Keep a snapshot that may become the first one at or after the window
@@ -576,10 +630,12 @@ enum {
 	K_MP99, K_MP999, K_MMAX, K_NCI, K_PCI, K_PSD, K_PCV, K_PP50, K_PP90,
 	K_PP999, K_PMAX, K_STATUS, K_RAW, K_NSD, K_PMIN, K_WSTART, K_WEND,
 	K_USTART, K_UEND, K_MAKESPAN, K_TRACE_END, K_DWMEAN, K_DWP99, K_SLOWT,
-	K_SLOWR, NCOL
+	K_SLOWR, K_BNU, NCOL
 };
-/* CSV columns: without --slow-inputs, all but the last two. */
-static int ncols = NCOL - 2;
+/* CSV columns: all, but slow_time and slow_rate only with
+ * --slow-inputs. */
+static int show_slow;
+#define CSV_SKIP(k) (!show_slow && ((k) == K_SLOWT || (k) == K_SLOWR))
 
 static const struct col cols[NCOL] = {
 	[K_GROUP] = { "group", "group", 0, 0 },
@@ -626,6 +682,9 @@ static const struct col cols[NCOL] = {
 	[K_DWP99] = { "dep_wait_p99", "dep_p99", 1, 1 },
 	[K_SLOWT] = { "slow_time", "slow_time", 3, 2 },
 	[K_SLOWR] = { "slow_rate", "slow_rate", 6, 4 },
+	/* SPEC 3.5's x-axis: the utilization of the most loaded class of
+	 * internal channel (the channels of one port number). */
+	[K_BNU] = { "bottleneck_util", NULL, 6, 4 },
 };
 
 /* Columns of the text table, in order. */
@@ -646,7 +705,7 @@ struct global {
 	int have_window;
 	uint64_t wstart, wend;
 	int marked; /* the window ends at the end of the input */
-	double peu, intu;
+	double peu, intu, bnu;
 	int have_ut;
 	uint64_t ut1, ut2;
 	const char *status;
@@ -703,6 +762,7 @@ static void row_values(const struct acc *a, const struct global *g,
 	v[K_HOPS] = mp_moments_mean(a->hops);
 	v[K_PEU] = g->peu;
 	v[K_INTU] = g->intu;
+	v[K_BNU] = g->bnu;
 	v[K_OFFERED] = g->offered;
 	if (g->have_window) {
 		v[K_WSTART] = (double)g->wstart;
@@ -781,11 +841,15 @@ static void print_sep(const struct row *rows, size_t n,
 
 	if (!csv)
 		fputs("# ", stdout);
-	for (int k = 0; k < ncols; k++)
-		printf("%s%s", k ? (csv ? "," : " ") : "", cols[k].name);
+	for (int k = 0; k < NCOL; k++)
+		if (!CSV_SKIP(k))
+			printf("%s%s", k ? (csv ? "," : " ") : "",
+			       cols[k].name);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < ncols; k++) {
+		for (int k = 0; k < NCOL; k++) {
+			if (CSV_SKIP(k))
+				continue;
 			cell(buf, sizeof buf, k, rows[i].name, rows[i].v, g, 0);
 			if (!csv && buf[0] == '\0')
 				strcpy(buf, "-");
@@ -978,7 +1042,7 @@ int main(int argc, char *argv[])
 			if (mp_parse_u64(optarg, 1, UINT32_MAX, &slow_k,
 					 "--slow-inputs", &err) < 0)
 				mp_usage_error("%s", err.msg);
-			ncols = NCOL;
+			show_slow = 1;
 			break;
 		case 'K':
 		case 'M':
@@ -1220,6 +1284,12 @@ int main(int argc, char *argv[])
 			break;
 		}
 		case MP_REC_UTIL:
+			if (rec.util.scope == MP_UTIL_PORT &&
+			    rec.util.port < NPCLS && rec.util.t > 0) {
+				pcls_util[rec.util.port] += (double)rec.util.busy /
+							    (double)rec.util.t;
+				pcls_n[rec.util.port]++;
+			}
 			if (rec.util.scope == MP_UTIL_PE ||
 			    rec.util.scope == MP_UTIL_INTERNAL)
 				snap_add(&util[rec.util.scope], &rec.util, ws,
@@ -1452,7 +1522,7 @@ int main(int argc, char *argv[])
 		g.slow_time = st;
 		g.slow_rate = (double)slow_k / (slow_a * st);
 	}
-	g.peu = g.intu = NAN;
+	g.peu = g.intu = g.bnu = NAN;
 	int whole[2] = { 0, 0 };
 	if (g.have_window) {
 		uint64_t t1, t2;
@@ -1463,6 +1533,7 @@ int main(int argc, char *argv[])
 			g.ut2 = t2;
 		}
 		g.intu = snap_util(&util[1], ws, &t1, &t2, &whole[1]);
+		g.bnu = bottleneck(g.intu, topo_degree(mp_hdr_get(h, "topology")));
 		if (!g.have_ut && !isnan(g.intu)) {
 			g.have_ut = 1;
 			g.ut1 = t1;

@@ -34,8 +34,11 @@ static const char options_text[] =
 	"  --preset NAME        fabric and workload preset (po2, fedx, torus,\n"
 	"                       cmp, rs, ncube; default po2); options override it\n"
 	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8,\n"
-	"                       mesh:8x8, butterfly:A,D, omega:A,D, crossbar:N\n"
+	"                       mesh:8x8, butterfly:A,D, omega:A,D, crossbar:N,\n"
+	"                       kary:8,3 (unidirectional k-ary n-cube)\n"
 	"  --stages D           butterfly of D stages of 2x2 routers (preset ncube)\n"
+	"  --packet-flits L     flits per packet (preset damq: --load is in flits\n"
+	"                       per node per cycle)\n"
 	"  --nodes N            fail unless the fabric has N nodes\n"
 	"  -n, --messages N     stop after N messages\n"
 	"  --duration T         stop at time T (units of the preset)\n"
@@ -274,6 +277,7 @@ int main(int argc, char *argv[])
 		{ "no-deps", no_argument, NULL, O_WL },
 		{ "nodes", required_argument, NULL, O_NODES },
 		{ "output", required_argument, NULL, 'o' },
+		{ "packet-flits", required_argument, NULL, O_FABRIC },
 		{ "payload", required_argument, NULL, O_WL },
 		{ "preset", required_argument, NULL, O_PRESET },
 		{ "raw", no_argument, NULL, O_RAW },

@@ -574,6 +574,44 @@ if [ "$use_cg" != 0 ]; then
 	fi
 fi
 
+# ---------------------------------------------------------------------------
+section "10. The DAMQ network: packet-hops per CPU-second"
+echo
+echo "netrun --preset damq (flit model, unidirectional 8-ary 3-cube, DAMQ"
+echo "buffers, unbounded, virtual cut-through) at 0.2 flits per node per cycle"
+echo "(bottleneck utilization 0.70), packets of 1 and 8 flits.  Packet-hops"
+echo "from netrun -v.  Commands:"
+echo
+echo "config|messages|packet-hops|elapsed s|M packet-hops/CPU-s|peak RSS MB" >"$tmp/dtable"
+for L in 1 8; do
+	n=20000
+	wlgen --preset damq --load 0.2 --packet-flits $L -n "$n" --seed 1 --raw -o "$tmp/damq.raw" || exit 1
+	: >"$tmp/cal.t"
+	timed "$tmp/cal.t" netrun --preset damq --packet-flits $L -k --raw -o /dev/null "$tmp/damq.raw" 2>/dev/null
+	n2=$(newn "$n" "$(last_cpu "$tmp/cal.t")" 0.5 1.2 10000000)
+	if [ "$n2" != "$n" ]; then
+		n=$n2
+		wlgen --preset damq --load 0.2 --packet-flits $L -n "$n" --seed 1 --raw -o "$tmp/damq.raw" || exit 1
+	fi
+	printf '  netrun --preset damq --packet-flits %s -k -v --raw -o /dev/null w.raw\n' "$L"
+	printf '    (w.raw: wlgen --preset damq --load 0.2 --packet-flits %s -n %s --seed 1 --raw)\n' "$L" "$n"
+	: >"$tmp/damq.t"
+	r=1
+	while [ $r -le "$runs" ]; do
+		progress "netrun damq L=$L: run $r of $runs ($n messages)"
+		timed "$tmp/damq.t" netrun --preset damq --packet-flits $L -k -v --raw \
+		    -o /dev/null "$tmp/damq.raw" 2>"$tmp/damq.err"
+		r=$((r + 1))
+	done
+	set -- $(netrun_counts "$tmp/damq.err")
+	ph=${3:-0}
+	echo "damq $L-flit 0.20|$n|$ph|$(spread "$(stats "$tmp/damq.t" 1)" 1 %.3f)|$(rates "$tmp/damq.t" "$ph" 3 | awk '{ printf "%.2f", $1 / 1e6 }')|$(spread "$(stats "$tmp/damq.t" 2)" 1024 %.1f)" >>"$tmp/dtable"
+done
+echo
+mv "$tmp/dtable" "$tmp/table"
+table
+rm -f "$tmp/damq.raw"
+
 echo
 sh pipelines/bench/deps.sh
 

@@ -209,7 +209,7 @@ int main(void)
 			 * cover the loop, and at half the load (dimension
 			 * order wormhole on 2 VCs saturates near 0.35). */
 			int flit = strcmp(ops->name, "flit") == 0;
-			if (ok && flit)
+			if (ok && flit && !cfg.buf_org) /* damq: --buf-flits */
 				ok = mp_cfg_set(&cfg, "vc-buf", "4", &err) == 0;
 			if (ok && topo)
 				ok = mp_cfg_set(&cfg, "topo", topo, &err) == 0;
@@ -236,7 +236,11 @@ int main(void)
 			}
 			/* A network of another model's may be refused, with a
 			 * message; the flit model refuses the hexagonal meshes
-			 * at least. */
+			 * at least; the packet and ncube models refuse the
+			 * k-ary n-cubes (the damq preset's kary:8,3). */
+			if (!flit && strcmp(cfg.family, "kary") == 0)
+				T_OK(n == 0, "%s/%s: refuses a k-ary n-cube",
+				     ops->name, lab);
 			if (n == 0 && !named) {
 				T_OK(err.msg[0], "%s/%s: refused: %s", ops->name,
 				     lab, err.msg);

@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# The buffer organizations of the flit model on unidirectional k-ary
+# n-cubes (SPEC 3.5; netrun(1) "Buffer organizations"): the damq preset
+# end to end, each organization with 1- and 8-flit packets and bounded
+# buffers under --self-check, the zero-load latency in the full network,
+# determinism, --show-config round trip, and the hostile options.
+
+setup() {
+	PATH="$BATS_TEST_DIRNAME/../tools:$PATH"
+	T=$BATS_TEST_TMPDIR
+}
+
+# col NAME: the column number of NAME in the CSV header on stdin's first line.
+col() {
+	head -1 | tr ',' '\n' | grep -nx "$1" | cut -d: -f1
+}
+
+@test "damq preset: wlgen and netrun on kary:8,3, every packet delivered, load in flits per node per cycle" {
+	wlgen --preset damq --topo kary:8,3 --load 0.1 --packet-flits 1 -n 20000 --seed 5 > "$T/w.mps"
+	run netrun --preset damq --topo kary:8,3 --buffer damq --self-check -o "$T/d.mps" "$T/w.mps"
+	[ "$status" -eq 0 ]
+	run mpcat -c -r run "$T/d.mps"
+	[[ "${lines[1]}" == 0,*,20000,20000,* ]]
+	lstat --csv "$T/d.mps" > "$T/s.csv"
+	o=$(col offered < "$T/s.csv")
+	st=$(col status < "$T/s.csv")
+	[ "$(sed -n 2p "$T/s.csv" | cut -d, -f$o,$st)" = "0.100000,ok" ]
+}
+
+@test "zero load in the full network: latency = hops + L - 1 (a hop a cycle), within 1%" {
+	for L in 1 8; do
+		wlgen --preset damq --topo kary:8,3 --load 0.001 --packet-flits $L -n 3000 --seed 4 > "$T/w.mps"
+		netrun --preset damq --packet-flits $L --buffer damq -o "$T/d.mps" "$T/w.mps"
+		lstat --csv "$T/d.mps" > "$T/s.csv"
+		lat=$(col pkt_lat_mean < "$T/s.csv")
+		hops=$(col hops_mean < "$T/s.csv")
+		run awk -F, -v l=$lat -v h=$hops -v L=$L 'NR == 2 {
+			want = $h + L - 1; d = $l - want
+			print $l, want; exit !(d >= 0 && d < 0.01 * want) }' "$T/s.csv"
+		echo "L=$L: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "each organization, 1- and 8-flit packets, bounded and unbounded: self-check clean, every packet delivered" {
+	for L in 1 8; do
+		wlgen --preset damq --topo kary:4,3 --load 0.15 --packet-flits $L -n 3000 --seed 6 > "$T/w.mps"
+		for b in fifo safc samq damq oq; do
+			for F in 0 $((16 * L)); do
+				run netrun --preset damq --topo kary:4,3 --packet-flits $L --buffer $b --buf-flits $F --self-check -o "$T/d.mps" "$T/w.mps"
+				echo "$b L=$L F=$F: $output"
+				[ "$status" -eq 0 ]
+				run mpcat -c -r run "$T/d.mps"
+				[[ "${lines[1]}" == 0,*,3000,3000,* ]]
+			done
+		done
+	done
+}
+
+@test "small buffers: damq below samq and fifo, oq lowest; unbounded samq and damq identical" {
+	wlgen --preset damq --load 0.2 -n 30000 --seed 1 > "$T/w.mps"
+	for b in fifo samq damq oq; do
+		netrun --preset damq --buffer $b --buf-flits 8 -k "$T/w.mps" | lstat --csv > "$T/$b.csv"
+	done
+	lat=$(col pkt_lat_mean < "$T/fifo.csv")
+	f=$(sed -n 2p "$T/fifo.csv" | cut -d, -f$lat)
+	s=$(sed -n 2p "$T/samq.csv" | cut -d, -f$lat)
+	d=$(sed -n 2p "$T/damq.csv" | cut -d, -f$lat)
+	o=$(sed -n 2p "$T/oq.csv" | cut -d, -f$lat)
+	echo "fifo $f samq $s damq $d oq $o"
+	awk -v f=$f -v s=$s -v d=$d -v o=$o 'BEGIN { exit !(o < d && d < f && d < s) }'
+	netrun --preset damq --buffer samq "$T/w.mps" | mpcat -c -r pkt > "$T/a"
+	netrun --preset damq --buffer damq "$T/w.mps" | mpcat -c -r pkt > "$T/b"
+	cmp "$T/a" "$T/b"
+}
+
+@test "same input and options give the same bytes; --show-config reproduces the run" {
+	wlgen --preset damq --load 0.1 --packet-flits 8 -n 3000 --seed 2 > "$T/w.mps"
+	netrun --preset damq --packet-flits 8 --buffer damq --buf-flits 32 --arb oldest "$T/w.mps" > "$T/a.mps"
+	netrun --preset damq --packet-flits 8 --buffer damq --buf-flits 32 --arb oldest "$T/w.mps" > "$T/b.mps"
+	cmp "$T/a.mps" "$T/b.mps"
+	conf=$(netrun --preset damq --packet-flits 8 --buffer damq --buf-flits 32 --arb oldest --show-config)
+	echo "$conf" | grep -qx -- "--topo kary:8,3"
+	echo "$conf" | grep -qx -- "--buf-org damq"
+	echo "$conf" | grep -qx -- "--arb oldest"
+	netrun $(echo "$conf" | tr '\n' ' ') "$T/w.mps" > "$T/c.mps"
+	mpcat -c -r pkt "$T/a.mps" > "$T/a.csv"
+	mpcat -c -r pkt "$T/c.mps" > "$T/c.csv"
+	cmp "$T/a.csv" "$T/c.csv"
+	netrun --preset damq --packet-flits 8 --buffer damq --buf-flits 32 "$T/w.mps" | mpcat -c -r pkt > "$T/d.csv"
+	! cmp -s "$T/a.csv" "$T/d.csv"
+}
+
+@test "hostile options are one-line errors" {
+	wlgen --preset damq --load 0.1 -n 50 --seed 1 > "$T/w.mps"
+	run netrun --preset damq --packet-flits 8 --buf-flits 8 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "netrun: --buf-flits 8: --buffer damq leaves 4 flits per class, less than one packet (8 flits)"* ]]
+	run netrun --preset damq --buffer safc --packet-flits 8 --buf-flits 32 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --buf-flits 32: --buffer safc leaves 4 flits per queue, less than one packet (8 flits)"* ]]
+	run netrun --preset damq --topo kary:1,3 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "netrun: --topo: kary:1,3 needs K >= 2 and 1 <= N <= 20"* ]]
+	run wlgen --preset damq --topo kary:1,3 --load 0.1 -n 5
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "wlgen: --topo: kary:1,3 needs K >= 2"* ]]
+	run netrun --preset damq --buffer lifo "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "netrun: --buffer: 'lifo' is not one of vc-fifo|fifo|safc|samq|damq|oq"* ]]
+	run netrun --preset damq --switching wormhole "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --buffer damq: needs --switching vct or ps"* ]]
+	run netrun --preset damq --buffer vc-fifo --buf-flits 8 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --buf-flits: applies to --buffer fifo, safc, samq, damq or oq"* ]]
+	run netrun --preset damq --topo kary:8,3 --size 4 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: --size: a k-ary n-cube is sized by --topo kary:K,N"* ]]
+	run netrun --preset damq --model packet "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "netrun: "*"kncube-uni:8,3"* ]]
+}
+
+@test "lstat --csv: bottleneck_util by hand, the busiest class of link ports against int_util" {
+	cd "$BATS_TEST_DIRNAME"
+	META="-s nodes=7 -s pe_time=420 -s short_max=5 -s load=0.5 -s topology=kary:4,2"
+	# int_util 0.2 over [0, 2000] (data/util_small.csv); per-port
+	# records of the 2 link ports of 4 switches: port 0 at 800/2000 =
+	# 0.4, port 1 at 0.2, mean 0.3; port 2 (the terminal's, 0.95) is no
+	# link. 0.2 * 0.4 / 0.3 = 0.266667. Without the topology: empty.
+	{ cat data/util_small.csv
+	  for n in 0 1 2 3; do
+		echo 2,$n,0,1,2000,800,0,0,0
+		echo 2,$n,1,1,2000,400,0,0,0
+		echo 2,$n,2,1,2000,1900,0,0,0
+	  done; } > "$T/u.csv"
+	for r in dlv pkt run; do
+		mpcat -C -k deliveries -r $r $META data/${r}_small.csv > "$T/$r.mps"
+	done
+	mpcat -C -k deliveries -r util $META "$T/u.csv" > "$T/util.mps"
+	cat "$T/pkt.mps" "$T/dlv.mps" "$T/util.mps" "$T/run.mps" > "$T/all.mps"
+	lstat --csv "$T/all.mps" > "$T/s.csv"
+	b=$(col bottleneck_util < "$T/s.csv")
+	i=$(col int_util < "$T/s.csv")
+	[ "$b" -eq "$(head -1 "$T/s.csv" | tr ',' '\n' | wc -l)" ]
+	[ "$(sed -n 2p "$T/s.csv" | cut -d, -f$i,$b)" = "0.200000,0.266667" ]
+	META=${META% -s topology=*}
+	for r in dlv pkt run; do
+		mpcat -C -k deliveries -r $r $META data/${r}_small.csv > "$T/$r.mps"
+	done
+	mpcat -C -k deliveries -r util $META "$T/u.csv" > "$T/util.mps"
+	cat "$T/pkt.mps" "$T/dlv.mps" "$T/util.mps" "$T/run.mps" | lstat --csv > "$T/s.csv"
+	[ "$(sed -n 2p "$T/s.csv" | cut -d, -f$i,$b)" = "0.200000," ]
+}
