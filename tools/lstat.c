@@ -187,6 +187,22 @@ static struct acc *group(uint64_t key)
 	return last_group = groups[lo];
 }
 
+/* The group of a delivered message under --by. */
+static uint64_t dlv_key(enum by by, const struct mp_dlv *d, uint64_t short_max)
+{
+	switch (by) {
+	case BY_LENGTH: return d->packets > short_max;
+	case BY_PACKETS: return d->packets;
+	case BY_CLASS: return d->cls;
+	case BY_GROUP: return d->group == MP_GROUP_HOT ? 0 : 1;
+	case BY_SRC: return d->src;
+	case BY_DST: return d->dst;
+	case BY_HOPS: return d->hops / d->packets;
+	case BY_NONE: break;
+	}
+	return 0;
+}
+
 static void group_name(enum by by, uint64_t key, char *buf, size_t cap)
 {
 	static const char *const length[] = { "short", "long" };
@@ -1186,17 +1202,7 @@ int main(int argc, char *argv[])
 				hdlv_add(d);
 				break;
 			}
-			uint64_t key = 0;
-			switch (by) {
-			case BY_LENGTH: key = d->packets > short_max; break;
-			case BY_PACKETS: key = d->packets; break;
-			case BY_CLASS: key = d->cls; break;
-			case BY_GROUP: key = d->group == MP_GROUP_HOT ? 0 : 1; break;
-			case BY_SRC: key = d->src; break;
-			case BY_DST: key = d->dst; break;
-			case BY_HOPS: key = d->hops / d->packets; break;
-			case BY_NONE: break;
-			}
+			uint64_t key = dlv_key(by, d, short_max);
 			if (join) {
 				struct pend *e = pend_find(d->id);
 				/* Packets are matched to their message by id:
@@ -1374,17 +1380,7 @@ int main(int argc, char *argv[])
 		for (size_t i = 0; i < nhdlv; i++) {
 			const struct mp_dlv *d = &hdlv[i];
 			const struct held *f = held_first(d->id);
-			uint64_t key = 0;
-			switch (by) {
-			case BY_LENGTH: key = d->packets > short_max; break;
-			case BY_PACKETS: key = d->packets; break;
-			case BY_CLASS: key = d->cls; break;
-			case BY_GROUP: key = d->group == MP_GROUP_HOT ? 0 : 1; break;
-			case BY_SRC: key = d->src; break;
-			case BY_DST: key = d->dst; break;
-			case BY_HOPS: key = d->hops / d->packets; break;
-			case BY_NONE: break;
-			}
+			uint64_t key = dlv_key(by, d, short_max);
 			if (!f || !f->kept)
 				continue;
 			kept_dlv++;
