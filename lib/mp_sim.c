@@ -431,7 +431,9 @@ int mp_sim_run(mp_sim *s, uint64_t until)
 	return st;
 }
 
-int mp_sim_add(mp_sim *s, const struct mp_msg *in)
+/* A message may not arrive in the past nor name a node the network
+ * lacks; 0, or the driver's failure. */
+static int check_msg(mp_sim *s, const struct mp_msg *in)
 {
 	uint64_t now = now_of(s);
 	if (in->time < now)
@@ -443,6 +445,24 @@ int mp_sim_add(mp_sim *s, const struct mp_msg *in)
 	if (in->src >= s->n || in->dst >= s->n)
 		return mp_sim_fail(s, "message %llu: node out of range (%u "
 				      "nodes)", (unsigned long long)in->id, s->n);
+	return 0;
+}
+
+/* A timer asleep since the network went idle restarts at the next
+ * multiple of its interval after now. */
+static void wake_timer(mp_sim *s, int *asleep, uint64_t iv, uint16_t ev,
+		       uint64_t now)
+{
+	if (!*asleep)
+		return;
+	*asleep = 0;
+	push_timer(s, (now / iv + 1) * iv, ev);
+}
+
+int mp_sim_add(mp_sim *s, const struct mp_msg *in)
+{
+	if (check_msg(s, in) < 0)
+		return -1;
 	uint32_t mi = msg_alloc(s);
 	if (mi == NIL)
 		return -1;
@@ -457,17 +477,10 @@ int mp_sim_add(mp_sim *s, const struct mp_msg *in)
 	m->cls = in->cls;
 	m->group = in->group;
 	m->rt = in->route != MP_ROUTE_DEFAULT ? in->route : (uint8_t)s->cfg.route;
-	now = in->time;
-	if (s->util_asleep) {
-		uint64_t iv = s->o.util_interval;
-		s->util_asleep = 0;
-		push_timer(s, (now / iv + 1) * iv, EV_TIMER_UTIL);
-	}
-	if (s->check_asleep) {
-		uint64_t iv = s->o.check_interval;
-		s->check_asleep = 0;
-		push_timer(s, (now / iv + 1) * iv, EV_TIMER_CHECK);
-	}
+	uint64_t now = in->time;
+	wake_timer(s, &s->util_asleep, s->o.util_interval, EV_TIMER_UTIL, now);
+	wake_timer(s, &s->check_asleep, s->o.check_interval, EV_TIMER_CHECK,
+		   now);
 	s->c.msgs_in++;
 	s->c.pkts_queued += in->packets;
 	s->arrived_pkts += in->packets;
@@ -485,16 +498,8 @@ void mp_sim_yield(mp_sim *s)
 
 int mp_sim_local(mp_sim *s, const struct mp_msg *in)
 {
-	uint64_t now = now_of(s);
-	if (in->time < now)
-		return mp_sim_fail(s, "message %llu arrives at %llu, before the "
-				      "current time %llu",
-				   (unsigned long long)in->id,
-				   (unsigned long long)in->time,
-				   (unsigned long long)now);
-	if (in->src >= s->n || in->dst >= s->n)
-		return mp_sim_fail(s, "message %llu: node out of range (%u "
-				      "nodes)", (unsigned long long)in->id, s->n);
+	if (check_msg(s, in) < 0)
+		return -1;
 	s->floor = in->time;
 	s->c.msgs_in++;
 	s->c.msgs_done++;
