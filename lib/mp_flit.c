@@ -378,6 +378,23 @@ static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
 	}
 }
 
+/* The output port of the packet p at the head of input VC c of router
+ * x, from the routing function, once per packet; -1 (and the model
+ * failed) when there is none. */
+static int route_head(flitm *f, uint32_t x, struct ivc *c,
+		      const struct pkt *p)
+{
+	unsigned port;
+	if (f->route(f->net, x, p->dst, &port, 1) != 1 ||
+	    port >= f->nports ||
+	    f->op[x * f->nports + port].kind == MP_PORT_NONE) {
+		fail(f, "no route from switch %u to terminal %u", x, p->dst);
+		return -1;
+	}
+	c->oport = (uint8_t)port;
+	return 0;
+}
+
 /* Try to give the packet at the head of input VC lv of router x an
  * output VC; returns it, or NIL. */
 static uint32_t allocate(flitm *f, uint32_t x, uint32_t lv, struct ivc *c,
@@ -385,16 +402,8 @@ static uint32_t allocate(flitm *f, uint32_t x, uint32_t lv, struct ivc *c,
 {
 	struct pkt *p = &f->pkts[h->pkt];
 	const struct vnet *vn = &f->vn[c->vn];
-	if (c->oport == NOPORT) {
-		unsigned port;
-		if (f->route(f->net, x, p->dst, &port, 1) != 1 ||
-		    port >= f->nports || f->op[x * f->nports + port].kind ==
-		    MP_PORT_NONE) {
-			fail(f, "no route from switch %u to terminal %u", x, p->dst);
-			return NIL;
-		}
-		c->oport = (uint8_t)port;
-	}
+	if (c->oport == NOPORT && route_head(f, x, c, p) < 0)
+		return NIL;
 	if (vn->sw == MP_SW_PS) {
 		/* Store and forward: the whole packet is here and ready. */
 		uint32_t tail = f->L - 1 - h->idx;
@@ -440,16 +449,8 @@ static uint32_t study_target(flitm *f, uint32_t x, struct ivc *c,
 {
 	struct pkt *p = &f->pkts[h->pkt];
 	const struct vnet *vn = &f->vn[c->vn];
-	if (c->oport == NOPORT) {
-		unsigned port;
-		if (f->route(f->net, x, p->dst, &port, 1) != 1 ||
-		    port >= f->nports || f->op[x * f->nports + port].kind ==
-		    MP_PORT_NONE) {
-			fail(f, "no route from switch %u to terminal %u", x, p->dst);
-			return NIL;
-		}
-		c->oport = (uint8_t)port;
-	}
+	if (c->oport == NOPORT && route_head(f, x, c, p) < 0)
+		return NIL;
 	const struct oport *o = &f->op[x * f->nports + c->oport];
 	if (o->lock != NIL)
 		return NIL;
