@@ -162,6 +162,32 @@ static inline int full_at_start(const ncube *m, uint32_t qi, uint64_t t)
 	return f->n + (f->sent == t) >= m->B;
 }
 
+/* A sink takes a packet offered this unit (prob:Q draws). */
+static inline int sink_takes(ncube *m, uint32_t term)
+{
+	return m->sink_q >= 1 || mp_rng_unit(&m->sinkrng[term]) < m->sink_q;
+}
+
+/* The packet at the head of a FIFO was refused by the next stage. */
+static inline void refuse(ncube *m, uint32_t pk)
+{
+	m->pks[pk].refusals++;
+	m->ref_int++;
+}
+
+/* The packet at the head of FIFO f of switch sw leaves in unit t. */
+static inline void pop_head(ncube *m, struct fifo *f, uint32_t sw,
+			    uint64_t t)
+{
+	f->head = f->head + 1 == m->B ? 0 : f->head + 1;
+	f->n--;
+	f->sent = t;
+	m->occ[sw]--;
+	m->held--;
+	m->xfers_int++;
+	mp_sim_moved(m->sh, t);
+}
+
 /* Put packet p (for dst) at the tail of FIFO qi (of switch sw) at
  * stage s. */
 static inline void push(ncube *m, uint32_t qi, uint32_t sw, unsigned s,
@@ -319,21 +345,12 @@ static void switch_unit(ncube *m, unsigned s, uint32_t sw, uint64_t t)
 		struct slot sl = m->slots[(size_t)qi * B + f->head];
 		uint32_t nx = m->next[base + o];
 		int last = s + 1 == m->D;
-		int ok = last ? m->sink_q >= 1 ||
-				mp_rng_unit(&m->sinkrng[nx]) < m->sink_q
-			      : !full_at_start(m, nx, t);
+		int ok = last ? sink_takes(m, nx) : !full_at_start(m, nx, t);
 		if (!ok) {
-			m->pks[sl.pk].refusals++;
-			m->ref_int++;
+			refuse(m, sl.pk);
 			continue;
 		}
-		f->head = f->head + 1 == B ? 0 : f->head + 1;
-		f->n--;
-		f->sent = t;
-		m->occ[sw]--;
-		m->held--;
-		m->xfers_int++;
-		mp_sim_moved(m->sh, t);
+		pop_head(m, f, sw, t);
 		if (last)
 			deliver(m, sl.pk, nx, sl.dst, t);
 		else
@@ -387,21 +404,12 @@ static void switch_unit2(ncube *m, unsigned s, uint32_t sw, uint64_t t)
 		struct slot sl = *go[i];
 		struct fifo *f = from[i];
 		uint32_t nx = m->next[q0 + (sl.dst >> sh & 1)];
-		int ok = last ? m->sink_q >= 1 ||
-				mp_rng_unit(&m->sinkrng[nx]) < m->sink_q
-			      : !full_at_start(m, nx, t);
+		int ok = last ? sink_takes(m, nx) : !full_at_start(m, nx, t);
 		if (!ok) {
-			m->pks[sl.pk].refusals++;
-			m->ref_int++;
+			refuse(m, sl.pk);
 			continue;
 		}
-		f->head = f->head + 1 == B ? 0 : f->head + 1;
-		f->n--;
-		f->sent = t;
-		m->occ[sw]--;
-		m->held--;
-		m->xfers_int++;
-		mp_sim_moved(m->sh, t);
+		pop_head(m, f, sw, t);
 		if (last)
 			deliver(m, sl.pk, nx, sl.dst, t);
 		else
@@ -447,23 +455,14 @@ static void graph_switch(ncube *m, uint32_t sw, uint64_t t)
 		struct slot sl = m->slots[(size_t)qi * B + f->head];
 		uint32_t nx = m->next[base + o];
 		int last = (nx & TERM_BIT) != 0;
-		int ok = last ? m->sink_q >= 1 ||
-				mp_rng_unit(&m->sinkrng[nx & ~TERM_BIT]) <
-					m->sink_q
+		int ok = last ? sink_takes(m, nx & ~TERM_BIT)
 			      : !gfull_at_start(m, nx, t);
 		if (!ok) {
-			m->pks[sl.pk].refusals++;
-			m->ref_int++;
+			refuse(m, sl.pk);
 			continue;
 		}
-		f->head = f->head + 1 == B ? 0 : f->head + 1;
-		f->n--;
-		f->sent = t;
-		m->occ[sw]--;
-		m->held--;
-		m->xfers_int++;
+		pop_head(m, f, sw, t);
 		m->pks[sl.pk].hops++;
-		mp_sim_moved(m->sh, t);
 		if (last)
 			deliver(m, sl.pk, nx & ~TERM_BIT, sl.dst, t);
 		else
