@@ -175,6 +175,7 @@ typedef struct flitm {
 	struct tq w_next, w_job, w_inj, w_arr, credits;
 	uint32_t *list;     /* routers to visit this cycle */
 	uint64_t now, cycles, visits;
+	uint64_t next_cycle; /* the first cycle not yet simulated */
 	int failed, watch;
 } flitm;
 
@@ -759,11 +760,20 @@ static int flit_run_until(void *m, uint64_t until)
 		for (uint32_t i = 0; i < n; i++)
 			if (cycle(f, f->list[i], t, NULL))
 				tq_push(f, &f->w_next, t + 1, f->list[i]);
+		f->next_cycle = t + 1;
 		if (f->watch) {
 			if (!f->failed)
 				self_check(f);
 			if (f->failed)
 				return MP_SIM_ERROR;
+		}
+		/* Closed-loop replay (mp_sim_yield): a delivery in this cycle
+		 * released messages; the caller adds them, and they start
+		 * from the next cycle (flit_job). The cycle is never cut
+		 * short. */
+		if (f->sh->yield) {
+			f->sh->yield = 0;
+			return MP_SIM_OK;
 		}
 	}
 }
@@ -1263,7 +1273,9 @@ static void flit_job(void *m, uint32_t x, uint64_t t)
 	flitm *f = m;
 	f->ni = mp_sim_ni(f->sim);
 	f->now = t;
-	tq_push(f, &f->w_job, t, x);
+	/* A message released by a delivery of cycle t (closed-loop replay)
+	 * joins in the next cycle: cycle t was simulated already. */
+	tq_push(f, &f->w_job, t < f->next_cycle ? f->next_cycle : t, x);
 }
 
 /* Terminal ports (PE scope): flits injected and ejected; links
