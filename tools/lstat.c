@@ -227,17 +227,83 @@ static void group_name(enum by by, uint64_t key, char *buf, size_t cap)
 
 /* ---- packets waiting for their message's length (--by length|packets) ---- */
 
+/*
+ * A packet's group is known only at its message's dlv record, but the
+ * batch means of a group take its packets in stream order. So the kept
+ * packets queue in stream order (a FIFO), each naming its message's
+ * instance; a dlv record resolves its instance's group, and the queue's
+ * head is handed to the groups while its instance is resolved. An id
+ * names a new instance from its first packet after its message's record,
+ * so ids may be reused by messages that are not in flight together.
+ */
 struct sample {
 	uint64_t lat;
+	uint32_t inst;
 	unsigned hops;
 	int early; /* ejected before the end-of-input marker */
 };
 
+/* A message in flight or resolved with packets still queued. */
+struct inst {
+	uint64_t key;     /* its group, once resolved */
+	size_t left;      /* its packets still in the queue */
+	int resolved;
+	uint32_t next;    /* free list */
+};
+static struct inst *insts;
+static uint32_t ninst, inst_cap, inst_free = UINT32_MAX;
+
+static uint32_t inst_new(void)
+{
+	uint32_t i;
+	if (inst_free != UINT32_MAX) {
+		i = inst_free;
+		inst_free = insts[i].next;
+	} else {
+		if (ninst == inst_cap) {
+			inst_cap = inst_cap ? 2 * inst_cap : 1024;
+			insts = realloc(insts, inst_cap * sizeof *insts);
+			if (!insts)
+				mp_die("out of memory");
+		}
+		i = ninst++;
+	}
+	insts[i] = (struct inst){ 0 };
+	return i;
+}
+
+static void inst_release(uint32_t i)
+{
+	insts[i].next = inst_free;
+	inst_free = i;
+}
+
+/* The queue of kept packets, in stream order: a ring. */
+static struct sample *q;
+static size_t qhead, qn, qcap;
+
+static void q_push(uint64_t lat, unsigned hops, int early, uint32_t inst)
+{
+	if (qn == qcap) {
+		size_t cap = qcap ? 2 * qcap : 4096;
+		struct sample *s = xcalloc(cap, sizeof *s);
+		for (size_t i = 0; i < qn; i++)
+			s[i] = q[(qhead + i) % qcap];
+		free(q);
+		q = s;
+		qcap = cap;
+		qhead = 0;
+	}
+	q[(qhead + qn) % qcap] = (struct sample){ lat, inst, hops, early };
+	qn++;
+	insts[inst].left++;
+}
+
 struct pend {
 	uint64_t id;
 	int used;
-	size_t n, cap;
-	struct sample *s;
+	size_t n;      /* packets arrived under the id, kept or not */
+	uint32_t inst;
 };
 
 static struct pend *ptab;
@@ -292,8 +358,8 @@ static struct pend *pend_insert(uint64_t id)
 		i = (i + 1) & (pcap - 1);
 	ptab[i].used = 1;
 	ptab[i].id = id;
-	ptab[i].n = ptab[i].cap = 0;
-	ptab[i].s = NULL;
+	ptab[i].n = 0;
+	ptab[i].inst = inst_new();
 	pcount++;
 	return &ptab[i];
 }
@@ -303,7 +369,6 @@ static void pend_delete(struct pend *e)
 {
 	size_t i = (size_t)(e - ptab), j = i;
 
-	free(e->s);
 	for (;;) {
 		ptab[i].used = 0;
 		for (;;) {
@@ -323,20 +388,28 @@ static void pend_delete(struct pend *e)
 	}
 }
 
-static void pend_push(struct pend *e, uint64_t lat, unsigned hops, int early)
+/* Hand the queue's head to the groups while its message is resolved; at
+ * the end (final), take every resolved packet and return how many had no
+ * message record after them. */
+static uint64_t q_drain(int final)
 {
-	if (e->n == e->cap) {
-		size_t cap = e->cap ? 2 * e->cap : 4;
-		struct sample *s = realloc(e->s, cap * sizeof *s);
-		if (!s)
-			mp_die("out of memory");
-		e->s = s;
-		e->cap = cap;
+	uint64_t unmatched = 0;
+
+	while (qn) {
+		struct sample *x = &q[qhead];
+		struct inst *m = &insts[x->inst];
+		if (m->resolved)
+			acc_pkt(group(m->key), x->lat, x->hops, x->early);
+		else if (final)
+			unmatched++;
+		else
+			break;
+		if (--m->left == 0 && m->resolved)
+			inst_release(x->inst);
+		qhead = (qhead + 1) % qcap;
+		qn--;
 	}
-	e->s[e->n].lat = lat;
-	e->s[e->n].hops = hops;
-	e->s[e->n].early = early;
-	e->n++;
+	return unmatched;
 }
 
 /* ---- the per-source, per-class packet window ---- */
@@ -345,6 +418,7 @@ static void pend_push(struct pend *e, uint64_t lat, unsigned hops, int early)
  * the packets of its source and class (in injection order) is known. */
 struct held {
 	uint64_t msg, t_inject, lat;
+	uint64_t ord; /* place in the stream */
 	uint32_t src, dst, seq;
 	uint16_t hops;
 	uint8_t cls, group, early, kept;
@@ -362,12 +436,13 @@ static void held_add(const struct mp_pkt *p, int early)
 		if (!held)
 			mp_die("out of memory");
 	}
-	held[nheld++] = (struct held){
+	held[nheld] = (struct held){
 		.msg = p->msg, .t_inject = p->t_inject,
 		.lat = p->t_eject - p->t_inject, .src = p->src, .dst = p->dst,
 		.seq = p->seq, .hops = p->hops, .cls = p->cls,
-		.group = p->group, .early = (uint8_t)early,
+		.group = p->group, .early = (uint8_t)early, .ord = nheld,
 	};
+	nheld++;
 }
 
 static void hdlv_add(const struct mp_dlv *d)
@@ -402,6 +477,12 @@ static int held_msg_cmp(const void *a, const void *b)
 	if (x->msg != y->msg)
 		return x->msg < y->msg ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int held_ord_cmp(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
 static int dlv_id_cmp(const void *a, const void *b)
@@ -1216,10 +1297,13 @@ int main(int argc, char *argv[])
 					    (unsigned long long)d->id, d->packets,
 					    e->n);
 				if (e) {
-					for (size_t i = 0; i < e->n; i++)
-						acc_pkt(group(key), e->s[i].lat,
-							e->s[i].hops, e->s[i].early);
+					struct inst *m = &insts[e->inst];
+					m->key = key;
+					m->resolved = 1;
+					if (m->left == 0)
+						inst_release(e->inst);
 					pend_delete(e);
+					q_drain(0);
 				}
 			}
 			if ((have_wn && d->id < warm_n) ||
@@ -1271,8 +1355,9 @@ int main(int argc, char *argv[])
 				struct pend *e = pend_find(p->msg);
 				if (!e)
 					e = pend_insert(p->msg);
+				e->n++;
 				if (kept)
-					pend_push(e, lat, p->hops, early);
+					q_push(lat, p->hops, early, e->inst);
 				break;
 			}
 			if (!kept || by == BY_NONE)
@@ -1374,9 +1459,8 @@ int main(int argc, char *argv[])
 			rank++;
 		}
 		qsort(held, nheld, sizeof *held, held_msg_cmp);
-		/* Messages in id order, to give packets their message's
-		 * length for --by length and --by packets. */
-		qsort(hdlv, nhdlv, sizeof *hdlv, dlv_id_cmp);
+		/* Messages in stream order (batch means), kept when their
+		 * first packet is. */
 		for (size_t i = 0; i < nhdlv; i++) {
 			const struct mp_dlv *d = &hdlv[i];
 			const struct held *f = held_first(d->id);
@@ -1388,6 +1472,11 @@ int main(int argc, char *argv[])
 			if (by != BY_NONE)
 				acc_msg(group(key), d);
 		}
+		/* Then messages in id order, to give packets their message's
+		 * length for --by length and --by packets, and packets back
+		 * in stream order. */
+		qsort(hdlv, nhdlv, sizeof *hdlv, dlv_id_cmp);
+		qsort(held, nheld, sizeof *held, held_ord_cmp);
 		for (size_t i = 0; i < nheld; i++) {
 			const struct held *p = &held[i];
 			if (!p->kept)
@@ -1427,12 +1516,9 @@ int main(int argc, char *argv[])
 	}
 
 	/* Packets whose message was never seen delivered after them. */
-	uint64_t unmatched = 0;
-	for (size_t i = 0; i < pcap; i++)
-		if (ptab[i].used) {
-			unmatched += ptab[i].n;
-			free(ptab[i].s);
-		}
+	uint64_t unmatched = q_drain(1);
+	free(q);
+	free(insts);
 	free(ptab);
 
 	struct global g = { 0 };
