@@ -141,7 +141,11 @@ file == 3 {
 	V[w, l, r, sv, "int_util"] = $c[3, "int_util"]
 }
 
-END {
+# figures.awk, loaded after this file with -v figures=1, prints the
+# README's blocks from the same arrays instead of these tables.
+END { if (!figures) tables() }
+
+function tables() {
 	for (i = 1; i <= nw; i++) {
 		w = W[i]
 		short = ((w, R[1], L[1], "short") in row)
