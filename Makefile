@@ -120,6 +120,18 @@ fuzz: deps
 cicover: all
 	@sh pipelines/cicover.sh
 
+# The figures the studies' READMEs quote (pipelines/po2, pipelines/fedx),
+# rewritten from their finished sweeps; readme-figures-check fails when a
+# README says what the results do not. Neither runs a sweep (see
+# pipelines/README.md).
+readme-figures: all
+	@$(MAKE) --no-print-directory -C pipelines/po2 readme
+	@$(MAKE) --no-print-directory -C pipelines/fedx readme
+
+readme-figures-check: all
+	@$(MAKE) --no-print-directory -C pipelines/po2 readme-check
+	@$(MAKE) --no-print-directory -C pipelines/fedx readme-check
+
 # A long run near saturation: memory stays flat, nothing is lost.
 soak: deps
 	@$(MAKE) --no-print-directory all
@@ -151,7 +163,7 @@ clean:
 	rm -f lib/*.o lib/*.d $(LIB) lib/.cflags $(PROGS) tools/*.d $(UNITS) tests/unit/*.d
 	rm -rf tests/tmp
 
-.PHONY: all check check-clang units demo bench bench-deps cicover fuzz soak install install-files uninstall clean deps FORCE
+.PHONY: all check check-clang units demo bench bench-deps cicover readme-figures readme-figures-check fuzz soak install install-files uninstall clean deps FORCE
 .SECONDARY: $(LIB_OBJ)
 
 -include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d)

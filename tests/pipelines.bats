@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The study pipelines' reporting: pipelines/po2/tables.awk orders
-# strategies only where intervals across seeds allow it, and the tables
-# target does not start a sweep by itself.
+# strategies only where intervals across seeds allow it, the tables
+# target does not start a sweep by itself, and the README figures are
+# put in place (and checked) by pipelines/figures.sh from the results.
 
 setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -53,4 +54,82 @@ orders() {
 	[[ "$output" == *"po2-quick"* ]]
 	# Only the bookkeeping the make file always writes: no stream, no CSV.
 	[ "$(find "$T/none" -name '*.mps' -o -name '*.csv')" = "" ]
+}
+
+# A README with two figure blocks, and the blocks a generator printed.
+readme_pair() {
+	printf '# t\n\ntext 1\n<!-- figures:a begin -->\nold\n<!-- figures:a end -->\nmid\n<!-- figures:b begin -->\n<!-- figures:b end -->\nend\n' > R.md
+	printf '@@ a\n| x | 1.5 |\n@@ b\nb line 1\nb line 2\n' > B.txt
+}
+
+@test "figures.sh fills the blocks in place, and -c exits 1 with a diff on drift" {
+	readme_pair
+	run "$TOP/pipelines/figures.sh" -c R.md B.txt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"-old"* && "$output" == *"+| x | 1.5 |"* ]]
+	run "$TOP/pipelines/figures.sh" R.md B.txt
+	[ "$status" -eq 0 ]
+	[ "$(cat R.md)" = "$(printf '# t\n\ntext 1\n<!-- figures:a begin -->\n| x | 1.5 |\n<!-- figures:a end -->\nmid\n<!-- figures:b begin -->\nb line 1\nb line 2\n<!-- figures:b end -->\nend')" ]
+	run "$TOP/pipelines/figures.sh" -c R.md B.txt
+	[ "$status" -eq 0 ]
+	# Text outside the blocks is the writer's: not a drift.
+	sed -i 's/^mid$/middle/' R.md
+	"$TOP/pipelines/figures.sh" -c R.md B.txt
+	# A number changed by hand inside a block is.
+	sed -i 's/1\.5/1.6/' R.md
+	run "$TOP/pipelines/figures.sh" -c R.md B.txt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"-| x | 1.6 |"*"+| x | 1.5 |"* ]]
+}
+
+@test "figures.sh refuses blocks without a place, places without a block, unended blocks" {
+	readme_pair
+	printf '@@ a\nx\n' > A.txt
+	run "$TOP/pipelines/figures.sh" R.md A.txt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"block b is not generated"* ]]
+	printf '@@ a\nx\n@@ b\ny\n@@ c\nz\n' > C.txt
+	run "$TOP/pipelines/figures.sh" R.md C.txt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"generated block c has no place"* ]]
+	sed -i '/figures:b end/d' R.md
+	cp R.md R0.md
+	run "$TOP/pipelines/figures.sh" R.md B.txt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"block b not ended"* ]]
+	# A failure leaves the README as it was.
+	cmp R.md R0.md
+}
+
+@test "make readme fills po2's README from a small sweep; readme-check catches a drifted number" {
+	# A quick sweep at three loads, one seed: seconds.
+	cp "$TOP/pipelines/po2/README.md" R.md
+	run make -s -j2 -C "$TOP/pipelines/po2" readme QUICK=1 OUT="$T/out" load='0.40 0.60 0.70' README="$T/R.md"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no results in $T/out/"* ]]
+	make -s -j2 -C "$TOP/pipelines/po2" "$T/out/results.csv" QUICK=1 OUT="$T/out" load='0.40 0.60 0.70' > /dev/null
+	make -s -j2 -C "$TOP/pipelines/po2" readme QUICK=1 OUT="$T/out" load='0.40 0.60 0.70' README="$T/R.md"
+	# The uniform table's 0.70 deterministic row is summary.csv's (one
+	# decimal below 1000 units; one seed: lstat's interval, if any).
+	want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == "uniform" && $2 == "deterministic" && $3 == "0.70" && $4 == "all" {
+			d = $c["msg_lat"] < 1000 ? 1 : 0; h = $c["msg_lat_ci95"]
+			printf "| 0.70 | deterministic | %.*f%s |", d, $c["msg_lat"], h == "" ? "" : sprintf(" ± %.*f", d, h) }' "$T/out/summary.csv")
+	[ -n "$want" ]
+	grep -qF -- "$want" R.md
+	grep -q '^| load | 0.40 to 0.70 (3 loads) |$' R.md
+	# Every block is filled, and the text outside them is unchanged.
+	[ "$(grep -c '^<!-- figures:.* begin -->$' R.md)" -eq "$(grep -c '^@@ ' "$T/out/figures.txt")" ]
+	diff <(sed '/^<!-- figures:.* begin -->$/,/^<!-- figures:.* end -->$/d' "$TOP/pipelines/po2/README.md") <(sed '/^<!-- figures:.* begin -->$/,/^<!-- figures:.* end -->$/d' R.md)
+	make -s -C "$TOP/pipelines/po2" readme-check QUICK=1 OUT="$T/out" load='0.40 0.60 0.70' README="$T/R.md"
+	# One number edited by hand: caught, and the diff names it.
+	awk -v w="$want" '{ i = index($0, w)
+		if (i) $0 = substr($0, 1, i - 1) "| 0.70 | deterministic | 1.0 ± 0.1 |" substr($0, i + length(w)) } 1' R.md > R2.md
+	run cmp -s R.md R2.md
+	[ "$status" -eq 1 ]
+	mv R2.md R.md
+	run make -s -C "$TOP/pipelines/po2" readme-check QUICK=1 OUT="$T/out" load='0.40 0.60 0.70' README="$T/R.md"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"figures differ from what the results give"* ]]
+	[[ "$output" == *"-| 0.70 | deterministic | 1.0 ± 0.1 |"* ]]
 }
