@@ -58,7 +58,7 @@ END {
 		sdm = sqrt(ss / (n - 1)); sdc = nc ? sqrt(cs / nc) : 0
 		printf "%-11s %9.2f %5d/%-2d %10.3f %10.3f  %s\n", name[k + 1], g,
 		    cov, n, sdm, sdc, (sdc > 0 ? sprintf("%.2f", sdm / sdc) : "-")
-		if (nc < n) printf "  (%d runs without an interval)\n", n - nc
+		if (nc < n) printf "  (%d runs without an interval; %d of the %d intervals cover)\n", n - nc, cov, nc
 	}
 	if (bad) printf "note: %d runs not ok\n", bad
 }' "$tmp/runs"
