@@ -133,3 +133,29 @@ readme_pair() {
 	[[ "$output" == *"figures differ from what the results give"* ]]
 	[[ "$output" == *"-| 0.70 | deterministic | 1.0 ± 0.1 |"* ]]
 }
+
+@test "fedx figures.awk fills every block of fedx's README, from the columns it names" {
+	# One point per study is enough to fill every block.
+	{ echo workload,hot,bp,load,seed,group,messages,throughput,msg_lat_mean,msg_lat_ci95,pkt_lat_mean,pkt_lat_ci95,status
+	  for w in wk1-5 wk30; do for h in off on; do for b in none message destination; do
+	    for g in hot independent all; do echo "$w,$h,$b,0.3,1,$g,100,0.05,1234.5,12.5,300,3,ok"; done; done; done; done; } > h.csv
+	{ echo alpha,load,seed,group,msg_lat_mean,msg_lat_ci95,pkt_lat_mean,pkt_lat_ci95,status
+	  for a in 0 8; do for g in short long all; do echo "$a,0.5,1,$g,2000,20,500,5,ok"; done; done; } > a.csv
+	{ echo bal,alpha,load,seed,group,msg_lat_mean,msg_lat_ci95,pkt_lat_mean,pkt_lat_ci95,status
+	  for b in off d2t2 d2t4 d2t6; do for a in 0 8; do echo "$b,$a,0.7,1,all,5000,,800,8,saturated"; done; done; } > b.csv
+	printf 'case,seed,sustainable,saturated,runs\noff-a0,1,0.78,0.79,7\nd2t6-a0,1,0.85,0.86,7\n' > m.csv
+	printf 'case,seeds,sustainable_mean,sustainable_ci95,sustainable_min,sustainable_max,saturated_mean,runs\noff-a0,1,0.780,,0.78,0.78,0.790,7\n' > s.csv
+	awk -F, -f "$TOP/pipelines/fedx/figures.awk" h.csv a.csv b.csv m.csv s.csv > B.txt
+	cp "$TOP/pipelines/fedx/README.md" R.md
+	"$TOP/pipelines/figures.sh" R.md B.txt
+	grep -qF '| 0.3 | 1234 ± 12 | 1234 ± 12 |' R.md
+	grep -qF '| 0.7 FIFO | 800 ± 8 / 5000 ± - (sat.) |' R.md
+	grep -qF '| d2t6-a0 - off-a0 | +0.070 ± - | +0.07 |' R.md
+	"$TOP/pipelines/figures.sh" -c R.md B.txt
+	# The committed README against its own results is what make
+	# readme-check does; here, against these, it must differ.
+	cp "$TOP/pipelines/fedx/README.md" R0.md
+	run "$TOP/pipelines/figures.sh" -c R0.md B.txt
+	[ "$status" -eq 1 ]
+	cmp R0.md "$TOP/pipelines/fedx/README.md"
+}
