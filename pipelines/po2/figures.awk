@@ -235,5 +235,5 @@ file == 4 {
 	CK[++nck] = sprintf("| %s | %s | %.3f | %s | %s | %.3f | %s |", $c[4, "check"], $c[4, "status"], $c[4, "hops_mean"], \
 		$c[4, "model_path"] == "" ? "-" : sprintf("%.3f", $c[4, "model_path"]), \
 		$c[4, "diff_carried_pp"] == "" ? "-" : sprintf("%+.2f", $c[4, "diff_carried_pp"]), $c[4, "int_util"], \
-		$c[4, "msg_lat_mean"] == "" ? "-" : lat($c[4, "msg_lat_mean"], $c[4, "msg_lat_ci95"]))
+		$c[4, "msg_lat_mean"] == "" ? "-" : lat($c[4, "msg_lat_mean"], $c[4, "msg_lat_ci95"]) ($c[4, "msg_lat_ci95"] == "" ? " ± -" : ""))
 }
