@@ -1,8 +1,12 @@
 /*
  * The flit model (netrun --model flit): a cycle-level model of routers
  * with per-virtual-channel input buffers, credit-based flow control, a
- * crossbar and link arbitration, on a torus or a 2-D mesh with
- * dimension-order routing (mp_net's "dor"). Wormhole, virtual
+ * crossbar and link arbitration, on a torus, a 2-D mesh or a
+ * unidirectional k-ary n-cube with dimension-order routing (mp_net's
+ * "dor"), or an omega network with digit routing (an indirect network:
+ * a terminal injects at a first-stage input, ejects at a last-stage
+ * output). Routers have as many input VCs as their ports and buffer
+ * organization need, in bitmaps of W words. Wormhole, virtual
  * cut-through and packet switching per traffic class, each class its
  * own virtual network on the shared links and terminal ports. The
  * timing rules and the zero-load formula are in man/netrun.1.
