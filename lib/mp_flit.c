@@ -325,7 +325,11 @@ static int ring_grow(flitm *f, struct ivc *c)
 
 /* Bitmaps of input VCs (W words; W a constant 1 in the common case,
  * where i < 64). */
-#define bm_set(m, i) bm_setw(m, i, 2)
+static inline void bm_set(uint64_t *m, uint32_t i)
+{
+	m[i >> 6] |= 1ull << (i & 63);
+}
+
 static inline void bm_setw(uint64_t *m, uint32_t i, const uint32_t W)
 {
 	if (W == 1)
