@@ -1,8 +1,12 @@
 /*
  * The flit model (netrun --model flit): a cycle-level model of routers
  * with per-virtual-channel input buffers, credit-based flow control, a
- * crossbar and link arbitration, on a torus or a 2-D mesh with
- * dimension-order routing (mp_net's "dor"). Wormhole, virtual
+ * crossbar and link arbitration, on a torus, a 2-D mesh or a
+ * unidirectional k-ary n-cube with dimension-order routing (mp_net's
+ * "dor"), or an omega network with digit routing (an indirect network:
+ * a terminal injects at a first-stage input, ejects at a last-stage
+ * output). Routers have as many input VCs as their ports and buffer
+ * organization need, in bitmaps of W words. Wormhole, virtual
  * cut-through and packet switching per traffic class, each class its
  * own virtual network on the shared links and terminal ports. The
  * timing rules and the zero-load formula are in man/netrun.1.
@@ -95,6 +99,8 @@ struct ivc {
 	uint8_t oport;    /* output port of the packet at the head */
 	uint8_t vn, port, sw_ps;
 	uint8_t q;        /* per-output queue: its output port, else NOPORT */
+	uint8_t nport;    /* study organizations: the head packet's output
+			   * port at the next router, once known */
 	uint8_t grow;     /* unbounded: ring malloc'd, grows */
 	uint32_t gone;    /* whole: flits of the head packet gone, not freed */
 };
@@ -119,8 +125,9 @@ struct oport {
 };
 
 struct router {
-	uint64_t mask;    /* non-empty input VCs (router-local bits) */
+	uint64_t mask;    /* non-empty input VCs when f->W is 1 (else rmask) */
 	uint64_t mark;    /* cycle it is listed for, +1 */
+	uint64_t inj_ports; /* its ports a terminal injects at */
 	uint32_t ivc0;    /* first input VC (global) */
 	uint64_t inj_flits, ej_flits, inj_pkts, ej_pkts;
 };
@@ -152,6 +159,10 @@ typedef struct flitm {
 	struct mp_cfg cfg;
 	mp_route_fn route;
 	uint32_t nr, nports, nvc, nivc, novc;  /* nvc: VCs per port */
+	uint32_t W;         /* words of a router's input VC bitmaps */
+	uint32_t q0;        /* the first output port (per-output queues) */
+	int direct;         /* terminal x at the last port of router x */
+	int fast;           /* direct and W = 1: cycle1 */
 	unsigned L, R, D, C;
 	struct router *r;
 	struct oport *op;   /* nr * nports */
@@ -167,9 +178,17 @@ typedef struct flitm {
 	struct vnet vn[MAXVN];
 	unsigned nvn;
 	int8_t vn_of_cls[2];
-	uint64_t gt_mask;   /* router-local input VC bits of the gt network */
-	uint64_t port_mask[64];
-	uint64_t inj_mask[MAXVN]; /* the injection VCs of each network */
+	/* Bitmaps of W words over a router's input VCs (router-local
+	 * index lv = port * nvc + VC, as many as its ports need). */
+	uint64_t *rmask;    /* nr * W: each router's non-empty input VCs
+			     * (W > 1; W = 1: router.mask) */
+	uint64_t *pmask;    /* nports * W: the VCs of each port */
+	uint64_t *vnmask;   /* MAXVN * W: the VCs of each network */
+	uint64_t *gtmask;   /* W: the VCs of the gt network */
+	uint64_t *req;      /* nports * W: requests per output port */
+	uint64_t *scr;      /* 4 * W: scratch of the arbitration */
+	uint32_t *term_sw;  /* by terminal: the router it injects at */
+	uint32_t *port_term; /* nr * nports: terminal injecting there, NIL */
 	unsigned lanes;     /* job-list lanes: one per network, one more for
 			     * classes without one (when classes are named) */
 	struct tq w_next, w_job, w_inj, w_arr, credits;
@@ -304,24 +323,71 @@ static int ring_grow(flitm *f, struct ivc *c)
 	return 0;
 }
 
-/* Take new packets from terminal x's job lists into free injection
- * VCs of their network. Each network has its own lane of the job list
- * (mp_ni_set_lanes) when classes are named, so a class never waits
- * behind another whose injection VCs are busy. */
-static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t);
-static void inject(flitm *f, uint32_t x, uint64_t t)
+/* Bitmaps of input VCs (W words; W a constant 1 in the common case,
+ * where i < 64). */
+static inline void bm_set(uint64_t *m, uint32_t i)
 {
-	for (unsigned l = 0; l < f->lanes; l++)
-		if (inject_lane(f, x, l, t) < 0)
-			return;
+	m[i >> 6] |= 1ull << (i & 63);
 }
 
-static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
+static inline void bm_setw(uint64_t *m, uint32_t i, const uint32_t W)
+{
+	if (W == 1)
+		m[0] |= 1ull << (i & 63);
+	else
+		m[i >> 6] |= 1ull << (i & 63);
+}
+
+static inline void bm_clr(uint64_t *m, uint32_t i, const uint32_t W)
+{
+	if (W == 1)
+		m[0] &= ~(1ull << (i & 63));
+	else
+		m[i >> 6] &= ~(1ull << (i & 63));
+}
+
+/* Router x's bitmap of non-empty input VCs (W: f->W). */
+static inline uint64_t *rmask(flitm *f, uint32_t x, const uint32_t W)
+{
+	return W == 1 ? &f->r[x].mask : &f->rmask[(size_t)x * W];
+}
+
+/* Take new packets from the job lists of the terminals injecting at
+ * router x (its own in a direct network, those of its input ports at
+ * an omega's first stage) into free injection VCs of their network.
+ * Each network has its own lane of the job list (mp_ni_set_lanes)
+ * when classes are named, so a class never waits behind another whose
+ * injection VCs are busy. */
+static inline __attribute__((always_inline)) int
+inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
+	    uint64_t t);
+static inline __attribute__((always_inline)) void
+inject(flitm *f, uint32_t x, uint64_t t, const int direct)
+{
+	if (direct) { /* terminal x at the last port */
+		for (unsigned l = 0; l < f->lanes; l++)
+			if (inject_lane(f, x, f->nports - 1, x, l, t) < 0)
+				return;
+		return;
+	}
+	for (uint64_t m = f->r[x].inj_ports; m; m &= m - 1) {
+		uint32_t p = (uint32_t)__builtin_ctzll(m);
+		uint32_t term = f->port_term[x * f->nports + p];
+		for (unsigned l = 0; l < f->lanes; l++)
+			if (inject_lane(f, x, p, term, l, t) < 0)
+				return;
+	}
+}
+
+/* Terminal term's packets into the injection VCs of port tp of
+ * router x. */
+static inline __attribute__((always_inline)) int
+inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
+	    uint64_t t)
 {
 	struct router *r = &f->r[x];
-	uint32_t tp = f->nports - 1; /* the terminal port */
 	for (;;) {
-		uint32_t mi = mp_ni_head_lane(f->ni, x, lane);
+		uint32_t mi = mp_ni_head_lane(f->ni, term, lane);
 		if (mi == MP_NI_NONE)
 			return 0;
 		const struct mp_sim_msg *m = mp_sim_msg(f->sh, mi);
@@ -337,12 +403,12 @@ static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
 		if (vn->nq > 1) { /* the queue of its output port */
 			unsigned port;
 			if (f->route(f->net, x, m->dst, &port, 1) != 1 ||
-			    port >= vn->nq) {
+			    port - f->q0 >= vn->nq) {
 				fail(f, "no route from switch %u to terminal %u", x,
 				     m->dst);
 				return -1;
 			}
-			q = port;
+			q = port - f->q0;
 		}
 		for (k = 0; k < vn->vcs * vn->nq; k++)
 			if (k % vn->nq == q && f->iv[r->ivc0 + lv + k].n == 0)
@@ -362,7 +428,7 @@ static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
 		p->dim = NOPORT;
 		p->crossed = 0;
 		p->live = 1;
-		p->seq = mp_sim_accepted(f->sim, x, mi, t, t);
+		p->seq = mp_sim_accepted(f->sim, term, mi, t, t);
 		struct ivc *c = &f->iv[r->ivc0 + lv + k];
 		for (uint32_t j = 0; j < f->L; j++) {
 			struct flit *fl = &c->ring[j];
@@ -372,7 +438,7 @@ static int inject_lane(flitm *f, uint32_t x, unsigned lane, uint64_t t)
 		}
 		c->head = 0;
 		c->n = f->L;
-		r->mask |= 1ull << (lv + k);
+		bm_set(rmask(f, x, f->W), lv + k);
 		r->inj_pkts++;
 		if (f->R && tq_push(f, &f->w_inj, t + f->R, x) < 0)
 			return -1;
@@ -450,8 +516,13 @@ static uint32_t study_target(flitm *f, uint32_t x, struct ivc *c,
 {
 	struct pkt *p = &f->pkts[h->pkt];
 	const struct vnet *vn = &f->vn[c->vn];
-	if (c->oport == NOPORT && route_head(f, x, c, p) < 0)
-		return NIL;
+	/* A per-output queue holds only packets routed to its port. */
+	if (c->oport == NOPORT) {
+		if (c->q != NOPORT)
+			c->oport = c->q;
+		else if (route_head(f, x, c, p) < 0)
+			return NIL;
+	}
 	const struct oport *o = &f->op[x * f->nports + c->oport];
 	if (o->lock != NIL)
 		return NIL;
@@ -464,14 +535,16 @@ static uint32_t study_target(flitm *f, uint32_t x, struct ivc *c,
 	if (o->kind == MP_PORT_LINK && vn->dateline)
 		cls = o->dim == p->dim ? p->crossed : 0;
 	if (o->kind == MP_PORT_LINK && vn->nq > 1) {
-		unsigned port;
-		if (f->route(f->net, o->peer, p->dst, &port, 1) != 1 ||
-		    port >= vn->nq) {
+		unsigned port = c->nport;
+		if (port == NOPORT &&
+		    (f->route(f->net, o->peer, p->dst, &port, 1) != 1 ||
+		     port - f->q0 >= vn->nq)) {
 			fail(f, "no route from switch %u to terminal %u", o->peer,
 			     p->dst);
 			return NIL;
 		}
-		q = port;
+		c->nport = (uint8_t)port;
+		q = port - f->q0;
 	}
 	uint32_t ovc = o->vc0 + vn->base + cls * vn->nq + q;
 	if (o->kind == MP_PORT_LINK) {
@@ -485,8 +558,9 @@ static uint32_t study_target(flitm *f, uint32_t x, struct ivc *c,
 }
 
 /* Move the head flit of input VC lv of router x through its output VC
- * at cycle t. */
-static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
+ * at cycle t (W: f->W, a constant where it is 1). */
+static inline __attribute__((always_inline)) void
+move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, const uint32_t W)
 {
 	struct router *r = &f->r[x];
 	struct ivc *c = &f->iv[r->ivc0 + lv];
@@ -494,12 +568,11 @@ static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
 	struct ovc *ov = &f->ov[c->ovc];
 	struct oport *o = &f->op[x * f->nports + c->oport];
 	struct pkt *p = &f->pkts[fl.pkt];
-	(void)nl;
 
 	if (++c->head == c->cap)
 		c->head = 0;
 	if (--c->n == 0)
-		r->mask &= ~(1ull << lv);
+		bm_clr(rmask(f, x, W), lv, W);
 	if (c->up == NIL)
 		r->inj_flits++;
 	else if (!f->org->whole)
@@ -525,7 +598,7 @@ static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
 		s->pkt = fl.pkt;
 		s->idx = fl.idx;
 		d->n++;
-		f->r[o->peer].mask |= 1ull << (ov->down - f->r[o->peer].ivc0);
+		bm_setw(rmask(f, o->peer, W), ov->down - f->r[o->peer].ivc0, W);
 		f->cred[ov->pool]--;
 		tq_push(f, &f->w_arr, t + f->D + f->R, o->peer);
 		if (fl.idx == 0) {
@@ -550,7 +623,7 @@ static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
 			o->lock = NIL;
 		ov->owner = NIL;
 		c->ovc = NIL;
-		c->oport = NOPORT;
+		c->oport = c->nport = NOPORT;
 		if (ov->down == NIL) {
 			struct mp_sim_pkt d = {
 				.msg = p->msg,
@@ -566,118 +639,181 @@ static void move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, uint32_t *nl)
 	}
 }
 
-/* Pick one of the requests in req by round-robin from *rr. */
-static inline uint32_t rr_pick(uint64_t req, uint32_t *rr)
+/* Pick one of the requests in q (W words) by round-robin from *rr. */
+static inline uint32_t rr_pick(const uint64_t *q, const uint32_t W,
+			       uint32_t *rr)
 {
-	uint64_t hi = req & (~0ull << (*rr & 63));
-	uint32_t w = (uint32_t)__builtin_ctzll(hi ? hi : req);
-	*rr = w + 1;
-	return w;
+	if (W == 1) {
+		uint64_t hi = q[0] & (~0ull << (*rr & 63));
+		uint32_t w = (uint32_t)__builtin_ctzll(hi ? hi : q[0]);
+		*rr = w + 1;
+		return w;
+	}
+	uint32_t s = *rr < W * 64 ? *rr : 0, w0 = s >> 6, b = 0;
+	uint64_t m = q[w0] & (~0ull << (s & 63));
+	if (m) {
+		b = w0 * 64 + (uint32_t)__builtin_ctzll(m);
+	} else {
+		for (uint32_t k = 1; k <= W; k++) {
+			uint32_t wd = w0 + k < W ? w0 + k : w0 + k - W;
+			if (q[wd]) {
+				b = wd * 64 + (uint32_t)__builtin_ctzll(q[wd]);
+				break;
+			}
+		}
+	}
+	*rr = b + 1;
+	return b;
 }
 
-/* Of the requests in req, the one whose head flit was ready first
- * (arrived first), ties broken round-robin from *rr. */
-static uint32_t oldest_pick(flitm *f, const struct router *r, uint64_t req,
-			    uint32_t *rr)
+/* Of the requests in q (W words), the one whose head flit was ready
+ * first (arrived first), ties broken round-robin from *rr. */
+static uint32_t oldest_pick(flitm *f, const struct router *r,
+			    const uint64_t *q, uint32_t W, uint32_t *rr)
 {
-	uint32_t s = *rr & 63, best = 0;
+	uint32_t s = *rr < W * 64 ? *rr : 0, w0 = s >> 6, best = 0;
 	uint64_t bt = UINT64_MAX;
-	uint64_t parts[2] = { req & (~0ull << s), req & ~(~0ull << s) };
-	for (int k = 0; k < 2; k++)
-		for (uint64_t m = parts[k]; m; m &= m - 1) {
-			uint32_t w = (uint32_t)__builtin_ctzll(m);
+	for (uint32_t k = 0; k <= W; k++) {
+		uint32_t wd = w0 + k < W ? w0 + k : w0 + k - W;
+		uint64_t m = q[wd];
+		if (k == 0)
+			m &= ~0ull << (s & 63);
+		else if (k == W)
+			m &= ~(~0ull << (s & 63));
+		for (; m; m &= m - 1) {
+			uint32_t w = wd * 64 + (uint32_t)__builtin_ctzll(m);
 			uint64_t t = fifo_at(f, &f->iv[r->ivc0 + w], 0)->ready;
 			if (t < bt) {
 				bt = t;
 				best = w;
 			}
 		}
+	}
 	*rr = best + 1;
 	return best;
 }
 
 /* One cycle of router x: injection, VC allocation, switch allocation
  * and arbitration of each output port, the moves. Returns whether a
- * flit moved. */
-static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
+ * flit moved. Bitmaps of W words: cycle1 has W = 1 a constant, for
+ * routers of at most 64 input VCs, cycle_n any W. */
+static inline __attribute__((always_inline)) int
+cycle_w(flitm *f, uint32_t x, uint64_t t, const uint32_t W, const int direct)
 {
 	struct router *r = &f->r[x];
-	uint64_t req[64];
+	/* W == 1: bitmaps on the stack, each its own (none escapes but q,
+	 * so the others stay in registers) */
+	uint64_t req1[64], gone1[1], busy1[1], hold1[1], q1[1];
+	uint64_t *req = W == 1 ? req1 : f->req;
+	uint64_t *gone = W == 1 ? gone1 : f->scr; /* input VCs of ports
+						   * that used their turn */
+	uint64_t *busy_in = W == 1 ? busy1 : f->scr + W;
+	uint64_t *holders = W == 1 ? hold1 : f->scr + 2 * W;
+	uint64_t *q = W == 1 ? q1 : f->scr + 3 * W;
+	const uint64_t *rm = rmask(f, x, W);
 	uint64_t ports = 0; /* output ports with requests */
-	inject(f, x, t);
-	for (uint64_t m = r->mask; m; m &= m - 1) {
-		uint32_t lv = (uint32_t)__builtin_ctzll(m);
-		struct ivc *c = &f->iv[r->ivc0 + lv];
-		const struct flit *h = fifo_at(f, c, 0);
-		if (h->ready > t)
-			continue;
-		uint32_t o = c->ovc;
-		if (o == NIL) {
-			o = f->study ? study_target(f, x, c, h) :
-			    allocate(f, x, lv, c, h, t);
-			if (o == NIL)
+	inject(f, x, t, direct);
+	for (uint32_t wd = 0; wd < W; wd++)
+		for (uint64_t m = rm[wd]; m; m &= m - 1) {
+			uint32_t lv = wd * 64 + (uint32_t)__builtin_ctzll(m);
+			struct ivc *c = &f->iv[r->ivc0 + lv];
+			const struct flit *h = fifo_at(f, c, 0);
+			if (h->ready > t)
 				continue;
+			uint32_t o = c->ovc;
+			if (o == NIL) {
+				o = f->study ? study_target(f, x, c, h) :
+				    allocate(f, x, lv, c, h, t);
+				if (o == NIL)
+					continue;
+			}
+			if (f->ov[o].down != NIL && f->cred[f->ov[o].pool] <= 0)
+				continue;
+			uint64_t *rq = &req[c->oport * W];
+			if (!(ports >> c->oport & 1)) {
+				ports |= 1ull << c->oport;
+				for (uint32_t k = 0; k < W; k++)
+					rq[k] = 0;
+			}
+			bm_setw(rq, lv, W);
 		}
-		if (f->ov[o].down != NIL && f->cred[f->ov[o].pool] <= 0)
-			continue;
-		if (!(ports >> c->oport & 1)) {
-			ports |= 1ull << c->oport;
-			req[c->oport] = 0;
-		}
-		req[c->oport] |= 1ull << lv;
-	}
 	if (!ports)
 		return 0;
 	/* Output ports in turn, from a place that rotates with time; an
-	 * input port sends one flit per cycle, the terminal's injection
+	 * input port sends one flit per cycle, a terminal's injection
 	 * port inject-flits, its ejection port takes eject-flits. */
-	uint32_t np = f->nports, tp = np - 1;
+	uint32_t np = f->nports;
 	uint32_t used[64] = { 0 }, used_inj[MAXVN] = { 0 };
-	uint64_t gone = 0; /* input VCs of ports that used their turn */
 	uint32_t start = (uint32_t)(t % np);
+	for (uint32_t k = 0; k < W; k++)
+		gone[k] = busy_in[k] = holders[k] = 0;
 	/* Study organizations: an input port with one crossbar input that
 	 * is sending a packet starts no other before its tail has gone. */
-	uint64_t busy_in = 0, holders = 0;
 	for (uint32_t po = 0; f->study && po < np; po++) {
 		uint32_t w = f->op[x * np + po].lock;
 		if (w == NIL)
 			continue;
 		uint32_t pi = w / f->nvc;
-		holders |= 1ull << w;
-		if (pi == tp ? f->cfg.inject_flits == 1 : !f->org->xbar)
-			busy_in |= f->port_mask[pi];
+		bm_setw(holders, w, W);
+		if ((direct ? pi == np - 1 : r->inj_ports >> pi & 1) ?
+		    f->cfg.inject_flits == 1 :
+		    !f->org->xbar)
+			for (uint32_t k = 0; k < W; k++)
+				busy_in[k] |= f->pmask[pi * W + k];
 	}
-	busy_in &= ~holders;
+	for (uint32_t k = 0; k < W; k++)
+		busy_in[k] &= ~holders[k];
 	for (uint32_t k = 0; k < np; k++) {
 		uint32_t po = start + k < np ? start + k : start + k - np;
 		if (!(ports >> po & 1))
 			continue;
 		struct oport *o = &f->op[x * np + po];
-		uint32_t quota = po == tp ? f->cfg.eject_flits : 1;
+		uint64_t *rq = &req[po * W];
+		uint32_t quota = (direct ? po == np - 1 : o->kind == MP_PORT_TERM) ?
+				 f->cfg.eject_flits : 1;
 		for (uint32_t g = 0; g < quota; g++) {
-			uint64_t q = req[po] & ~gone & ~busy_in;
-			if (f->study && o->lock != NIL)
-				q &= 1ull << o->lock;
-			if (!q)
+			uint64_t any = 0, gt = 0, be = 0;
+			for (uint32_t j = 0; j < W; j++) {
+				q[j] = rq[j] & ~gone[j] & ~busy_in[j];
+				if (f->study && o->lock != NIL)
+					q[j] &= o->lock >> 6 == j ?
+						1ull << (o->lock & 63) : 0;
+				any |= q[j];
+			}
+			if (!any)
 				break;
 			uint32_t w;
 			if (f->org->arrival || f->cfg.arb == MP_ARB_OLDEST) {
-				w = oldest_pick(f, r, q, &o->rr);
-			} else if (f->cfg.arb == MP_ARB_RR || !(q & f->gt_mask) ||
-			    !(q & ~f->gt_mask)) {
-				w = rr_pick(q, &o->rr);
-			} else if (f->cfg.arb == MP_ARB_PRIORITY ||
-				   o->be_quota == 0) {
-				w = rr_pick(q & f->gt_mask, &o->rr);
+				w = oldest_pick(f, r, q, W, &o->rr);
+			} else if (f->cfg.arb == MP_ARB_RR) {
+				w = rr_pick(q, W, &o->rr);
 			} else {
-				w = rr_pick(q & ~f->gt_mask, &o->rr);
-				o->be_quota--;
+				for (uint32_t j = 0; j < W; j++) {
+					gt |= q[j] & f->gtmask[j];
+					be |= q[j] & ~f->gtmask[j];
+				}
+				if (!gt || !be) {
+					w = rr_pick(q, W, &o->rr);
+				} else if (f->cfg.arb == MP_ARB_PRIORITY ||
+					   o->be_quota == 0) {
+					for (uint32_t j = 0; j < W; j++)
+						q[j] &= f->gtmask[j];
+					w = rr_pick(q, W, &o->rr);
+				} else {
+					for (uint32_t j = 0; j < W; j++)
+						q[j] &= ~f->gtmask[j];
+					w = rr_pick(q, W, &o->rr);
+					o->be_quota--;
+				}
 			}
-			if (f->cfg.arb == MP_ARB_CREDIT && (f->gt_mask >> w & 1) &&
+			if (f->cfg.arb == MP_ARB_CREDIT &&
+			    (f->gtmask[w >> 6] >> (w & 63) & 1) &&
 			    fifo_at(f, &f->iv[r->ivc0 + w], 0)->idx == 0)
 				o->be_quota = f->cfg.arb_alpha;
-			req[po] &= ~(1ull << w);
+			bm_clr(rq, w, W);
 			uint32_t pi = w / f->nvc;
+			int inj = direct ? pi == np - 1 :
+				  (int)(r->inj_ports >> pi & 1);
 			struct ivc *cw = &f->iv[r->ivc0 + w];
 			if (f->study && cw->ovc == NIL) { /* take the port */
 				cw->ovc = study_target(f, x, cw, fifo_at(f, cw, 0));
@@ -688,19 +824,32 @@ static int cycle(flitm *f, uint32_t x, uint64_t t, uint32_t *nl)
 				f->ov[cw->ovc].owner = w;
 				o->lock = w;
 			}
-			if (pi == tp && f->nvn > 1) { /* a port per network */
+			if (inj && f->nvn > 1) { /* a port per network */
 				unsigned v = cw->vn;
 				if (++used_inj[v] == f->cfg.inject_flits)
-					gone |= f->inj_mask[v];
-			} else if (f->org->xbar && pi != tp) {
-				gone |= 1ull << w; /* a crossbar input per queue */
-			} else if (++used[pi] == (pi == tp ? f->cfg.inject_flits : 1)) {
-				gone |= f->port_mask[pi];
+					for (uint32_t j = 0; j < W; j++)
+						gone[j] |= f->pmask[pi * W + j] &
+							   f->vnmask[v * W + j];
+			} else if (f->org->xbar && !inj) {
+				bm_setw(gone, w, W); /* a crossbar input per queue */
+			} else if (++used[pi] == (inj ? f->cfg.inject_flits : 1)) {
+				for (uint32_t j = 0; j < W; j++)
+					gone[j] |= f->pmask[pi * W + j];
 			}
-			move(f, x, w, t, nl);
+			move(f, x, w, t, W);
 		}
 	}
 	return 1;
+}
+
+static int cycle1(flitm *f, uint32_t x, uint64_t t)
+{
+	return cycle_w(f, x, t, 1, 1);
+}
+
+static int cycle_n(flitm *f, uint32_t x, uint64_t t)
+{
+	return cycle_w(f, x, t, f->W, f->direct);
 }
 
 static int self_check(flitm *f);
@@ -758,7 +907,8 @@ static int flit_run_until(void *m, uint64_t until)
 			visit(f, tq_pop(&f->w_arr), t, &n);
 		f->visits += n;
 		for (uint32_t i = 0; i < n; i++)
-			if (cycle(f, f->list[i], t, NULL))
+			if (f->fast ? cycle1(f, f->list[i], t) :
+			    cycle_n(f, f->list[i], t))
 				tq_push(f, &f->w_next, t + 1, f->list[i]);
 		f->next_cycle = t + 1;
 		if (f->watch) {
@@ -797,8 +947,12 @@ MP_COLD static int self_check(flitm *f)
 	uint32_t *cnt = calloc((size_t)f->npkts + 2 * (size_t)f->nivc + 1,
 			       sizeof *cnt);
 	uint32_t *pend = cnt + f->npkts, *occ = pend + f->nivc;
-	if (!cnt)
+	uint64_t *mask = calloc(f->W, sizeof *mask);
+	if (!cnt || !mask) {
+		free(cnt);
+		free(mask);
 		return fail(f, "out of memory (self-check)");
+	}
 	int rc = 0;
 	for (uint32_t i = 0; i < f->credits.n; i++)
 		pend[f->ov[f->credits.e[(f->credits.head + i) &
@@ -809,7 +963,7 @@ MP_COLD static int self_check(flitm *f)
 		occ[f->iv[i].pool] += f->iv[i].n + f->iv[i].gone;
 	for (uint32_t x = 0; x < f->nr && !rc; x++) {
 		const struct router *r = &f->r[x];
-		uint64_t mask = 0;
+		memset(mask, 0, f->W * sizeof *mask);
 		for (uint32_t lv = 0; lv < f->nports * f->nvc && !rc; lv++) {
 			const struct ivc *c = &f->iv[r->ivc0 + lv];
 			if (c->n > c->cap)
@@ -817,7 +971,7 @@ MP_COLD static int self_check(flitm *f)
 					     "holds %u flits, room for %u", t, x, lv,
 					  c->n, c->cap);
 			if (c->n)
-				mask |= 1ull << lv;
+				bm_set(mask, lv);
 			for (uint32_t k = 0; k < c->n && !rc; k++) {
 				const struct flit *a = fifo_at(f, c, k);
 				if (a->pkt >= f->npkts || !f->pkts[a->pkt].live) {
@@ -862,11 +1016,13 @@ MP_COLD static int self_check(flitm *f)
 					     "%u held by VC %u, which does not use "
 					     "it", t, x, p, o->lock);
 		}
-		if (!rc && mask != r->mask)
-			rc = fail(f, "self-check at t=%llu: router %u non-empty "
-				     "VCs %#llx, not %#llx", t, x,
-				  (unsigned long long)r->mask,
-				  (unsigned long long)mask);
+		for (uint32_t k = 0; k < f->W && !rc; k++)
+			if (mask[k] != rmask(f, x, f->W)[k])
+				rc = fail(f, "self-check at t=%llu: router %u "
+					     "non-empty VCs %#llx, not %#llx (VCs "
+					     "%u..)", t, x,
+					  (unsigned long long)rmask(f, x, f->W)[k],
+					  (unsigned long long)mask[k], k * 64);
 	}
 	for (uint32_t o = 0; o < f->novc && !rc; o++) {
 		const struct ovc *ov = &f->ov[o];
@@ -907,6 +1063,7 @@ MP_COLD static int self_check(flitm *f)
 			  (unsigned long long)live,
 			  (unsigned long long)mp_sim_in_flight(f->sim));
 	free(cnt);
+	free(mask);
 	return rc;
 }
 
@@ -927,6 +1084,14 @@ static void flit_free(void *m)
 		if (f->iv[i].grow)
 			free(f->iv[i].ring);
 	free(f->r);
+	free(f->rmask);
+	free(f->pmask);
+	free(f->vnmask);
+	free(f->gtmask);
+	free(f->req);
+	free(f->scr);
+	free(f->term_sw);
+	free(f->port_term);
 	free(f->op);
 	free(f->iv);
 	free(f->ov);
@@ -964,11 +1129,13 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	const char *fam = mp_net_family(net);
 	int torus = strcmp(fam, "torus") == 0;
 	int kary = strcmp(fam, "kncube-uni") == 0;
+	int omega = strcmp(fam, "omega") == 0;
 	int ring = torus || kary; /* has rings: dateline or bubble rules */
 	unsigned K = 0, N = 0;
-	if (!torus && !kary && strcmp(fam, "mesh") != 0) {
-		mp_err_set(err, "--model flit: needs a torus:RxC or mesh:RxC "
-				"network, not %s (or a kary:K,N)", mp_net_name(net));
+	if (!torus && !kary && !omega && strcmp(fam, "mesh") != 0) {
+		mp_err_set(err, "--model flit: needs a torus:RxC, mesh:RxC, "
+				"kary:K,N or omega:A,S network, not %s",
+			   mp_net_name(net));
 		return NULL;
 	}
 	if (kary && sscanf(mp_net_name(net), "kncube-uni:%u,%u", &K, &N) != 2) {
@@ -1030,6 +1197,15 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	f->vn_of_cls[0] = f->vn_of_cls[1] = -1;
 	f->nr = mp_net_switches(net);
 	f->nports = mp_net_ports(net, 0);
+	/* An omega's switch: inputs 0..A-1, outputs A..2A-1 (mp_net). */
+	f->q0 = omega ? f->nports / 2 : 0;
+	f->direct = !omega;
+	f->fast = 0;
+	if (f->nports > 64) {
+		mp_err_set(err, "--model flit: at most 64 ports per router, not "
+				"%u (%s)", f->nports, mp_net_name(net));
+		goto fail;
+	}
 
 	/* Virtual networks: one per named class, or one for all. */
 	if (cfg->class_sw[0] || cfg->class_sw[1]) {
@@ -1067,7 +1243,7 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 			 * and by static organizations among the queues of a
 			 * class; rounded down. 0: unbounded. */
 			vn->vcs = cfg->vcs ? cfg->vcs : ring && cfg->vc_rules ? 2 : 1;
-			vn->nq = org->per_out ? f->nports : 1;
+			vn->nq = org->per_out ? f->nports - f->q0 : 1;
 			unsigned fc = F / vn->vcs;
 			vn->buf = org->shared ? fc : fc / vn->nq;
 			unsigned need = ring && cfg->vc_rules && vn->vcs == 1 ?
@@ -1114,14 +1290,27 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 		}
 	}
 	f->nvc = nvc;
-	if ((uint64_t)f->nports * nvc > 64) {
-		mp_err_set(err, "--vcs%s: at most 64 virtual channels per router "
-				"(%u ports x %u)", study ? ", --buffer" : "",
-			   f->nports, nvc);
+	/* Input VCs per router: as many as its ports and organization
+	 * need, in bitmaps of W words. */
+	uint32_t per = f->nports * nvc;
+	if ((uint64_t)f->nr * per > (1u << 28)) {
+		mp_err_set(err, "--vcs%s: %u routers of %u ports x %u virtual "
+				"channels, more than %u in all", study ?
+			   ", --buffer" : "", f->nr, f->nports, nvc, 1u << 28);
 		goto fail;
 	}
-	uint32_t per = f->nports * nvc;
+	uint32_t W = f->W = (per + 63) / 64;
+	f->fast = W == 1 && f->direct;
+	uint32_t nterm = mp_net_terminals(net);
 	f->nivc = f->novc = f->nr * per;
+	f->rmask = calloc((size_t)f->nr * W, sizeof *f->rmask);
+	f->pmask = calloc((size_t)f->nports * W, sizeof *f->pmask);
+	f->vnmask = calloc((size_t)MAXVN * W, sizeof *f->vnmask);
+	f->gtmask = calloc(W, sizeof *f->gtmask);
+	f->req = calloc((size_t)f->nports * W, sizeof *f->req);
+	f->scr = calloc(4 * (size_t)W, sizeof *f->scr);
+	f->term_sw = calloc(nterm, sizeof *f->term_sw);
+	f->port_term = malloc((size_t)f->nr * f->nports * sizeof *f->port_term);
 	f->r = calloc(f->nr, sizeof *f->r);
 	f->op = calloc((size_t)f->nr * f->nports, sizeof *f->op);
 	f->iv = calloc(f->nivc, sizeof *f->iv);
@@ -1130,22 +1319,41 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	f->pcap = calloc(f->nivc, sizeof *f->pcap);
 	f->list = malloc(f->nr * sizeof *f->list);
 	if (!f->r || !f->op || !f->iv || !f->ov || !f->list || !f->cred ||
-	    !f->pcap || tq_init(&f->w_next) || tq_init(&f->w_job) ||
+	    !f->pcap || !f->rmask || !f->pmask || !f->vnmask || !f->gtmask ||
+	    !f->req || !f->scr || !f->term_sw || !f->port_term || tq_init(&f->w_next) || tq_init(&f->w_job) ||
 	    tq_init(&f->w_inj) || tq_init(&f->w_arr) || tq_init(&f->credits)) {
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
-	uint32_t tp = f->nports - 1;
 	for (uint32_t p = 0; p < f->nports; p++)
-		f->port_mask[p] = (nvc == 64 ? ~0ull : (1ull << nvc) - 1) << (p * nvc);
+		for (uint32_t v = 0; v < nvc; v++)
+			bm_set(&f->pmask[p * W], p * nvc + v);
 	for (unsigned v = 0; v < f->nvn; v++)
-		f->inj_mask[v] = ((1ull << f->vn[v].vcs) - 1)
-				 << (tp * nvc + f->vn[v].base);
-	for (unsigned v = 0; v < f->nvn; v++)
-		if (f->vn[v].cls == MP_CLASS_GT)
-			for (uint32_t p = 0; p < f->nports; p++)
-				for (unsigned k = 0; k < f->vn[v].vcs; k++)
-					f->gt_mask |= 1ull << (p * nvc + f->vn[v].base + k);
+		for (uint32_t p = 0; p < f->nports; p++)
+			for (unsigned k = 0; k < f->vn[v].vcs * f->vn[v].nq; k++) {
+				uint32_t lv = p * nvc + f->vn[v].base + k;
+				bm_set(&f->vnmask[v * W], lv);
+				if (f->vn[v].cls == MP_CLASS_GT)
+					bm_set(f->gtmask, lv);
+			}
+	/* Terminals: where each injects (the terminal port of its router
+	 * in a direct network, an input of the first stage in an omega). */
+	for (uint32_t i = 0; i < f->nr * f->nports; i++)
+		f->port_term[i] = NIL;
+	for (uint32_t t = 0; t < nterm; t++) {
+		uint32_t sw;
+		unsigned p;
+		mp_net_term_in(net, t, &sw, &p);
+		f->term_sw[t] = sw;
+		f->port_term[sw * f->nports + p] = t;
+		f->r[sw].inj_ports |= 1ull << p;
+		if (f->nvn > 1 && f->r[sw].inj_ports & ~(1ull << p)) {
+			mp_err_set(err, "--class: one network per class needs one "
+					"terminal per router (not %s)",
+				   mp_net_name(net));
+			goto fail;
+		}
+	}
 	/* Buffers: a link input VC holds its network's vc-buf flits (study
 	 * organizations: its share of buf-flits), an injection VC one
 	 * packet. An unbounded queue has a ring of its own that grows. */
@@ -1162,11 +1370,13 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 				for (unsigned k = 0; k < vn->vcs * vn->nq; k++) {
 					uint32_t i = x * per + p * nvc + vn->base + k;
 					struct ivc *c = &f->iv[i];
+					int inj = (int)(f->r[x].inj_ports >> p & 1);
+					int none = omega && p >= f->q0; /* an output */
 					c->pool = i;
-					c->cap = p == tp ? f->L : vn->buf;
-					if (p != tp && study && org->shared)
+					c->cap = inj ? f->L : none ? 0 : vn->buf;
+					if (!inj && study && org->shared)
 						c->pool = i - k % vn->nq;
-					if (p != tp && study && !F) {
+					if (!inj && !none && study && !F) {
 						c->cap = 2 * f->L;
 						c->grow = 1;
 						c->ring = malloc(c->cap * sizeof *c->ring);
@@ -1183,10 +1393,11 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 						f->cred[i] = c->grow ? INT32_MAX / 2 :
 							     (int32_t)vn->buf;
 					}
-					c->q = vn->nq > 1 ? (uint8_t)(k % vn->nq) : NOPORT;
+					c->q = vn->nq > 1 ? (uint8_t)(k % vn->nq + f->q0) :
+						NOPORT;
 					c->ovc = NIL;
 					c->up = NIL;
-					c->oport = NOPORT;
+					c->oport = c->nport = NOPORT;
 					c->vn = (uint8_t)v;
 					c->port = (uint8_t)p;
 				}
@@ -1225,7 +1436,7 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 				for (uint32_t j = 0; j < p; j++)
 					d /= K;
 				o->wrap = (uint8_t)(d % K == K - 1);
-			} else if (o->kind == MP_PORT_LINK) {
+			} else if (o->kind == MP_PORT_LINK && !omega) {
 				unsigned r2, c2;
 				mp_net_coords(net, peer, &r2, &c2);
 				o->wrap = (uint8_t)((r2 > row ? r2 - row : row - r2) > 1 ||
@@ -1274,8 +1485,10 @@ static void flit_job(void *m, uint32_t x, uint64_t t)
 	f->ni = mp_sim_ni(f->sim);
 	f->now = t;
 	/* A message released by a delivery of cycle t (closed-loop replay)
-	 * joins in the next cycle: cycle t was simulated already. */
-	tq_push(f, &f->w_job, t < f->next_cycle ? f->next_cycle : t, x);
+	 * joins in the next cycle: cycle t was simulated already. Terminal
+	 * x injects at router term_sw[x]. */
+	tq_push(f, &f->w_job, t < f->next_cycle ? f->next_cycle : t,
+		f->term_sw[x]);
 }
 
 /* Terminal ports (PE scope): flits injected and ejected; links
@@ -1289,7 +1502,7 @@ static void flit_util(const void *m, int scope, uint64_t t, struct mp_util *u)
 			u->busy += f->r[x].inj_flits + f->r[x].ej_flits;
 			u->transfers += f->r[x].inj_pkts + f->r[x].ej_pkts;
 		}
-		u->nports = 2 * f->nr;
+		u->nports = 2 * mp_net_terminals(f->net);
 	} else {
 		uint32_t n = 0;
 		for (uint32_t k = 0; k < f->nr * f->nports; k++)
@@ -1303,7 +1516,9 @@ static void flit_util(const void *m, int scope, uint64_t t, struct mp_util *u)
 }
 
 /* The link ports of each router, then each terminal's injection and
- * ejection (ports nports-1 and nports). */
+ * ejection (ports nports-1 and nports). In an omega, every output port
+ * of each switch (an input port: 0), then the flits injected at each
+ * switch (port nports). */
 static int flit_port_util(const void *m, uint32_t k, uint64_t t,
 			  struct mp_util *u)
 {
@@ -1313,7 +1528,7 @@ static int flit_port_util(const void *m, uint32_t k, uint64_t t,
 	if (k < nl) {
 		u->node = k / f->nports;
 		u->port = k % f->nports;
-		if (u->port == f->nports - 1) {
+		if (u->port == f->nports - 1 && mp_net_direct(f->net)) {
 			const struct router *r = &f->r[u->node];
 			u->busy = r->ej_flits;
 			u->transfers = r->ej_pkts;
@@ -1328,7 +1543,7 @@ static int flit_port_util(const void *m, uint32_t k, uint64_t t,
 	if (k >= f->nr)
 		return 0;
 	u->node = k;
-	u->port = f->nports - 1;
+	u->port = mp_net_direct(f->net) ? f->nports - 1 : f->nports;
 	u->busy = f->r[k].inj_flits;
 	u->transfers = f->r[k].inj_pkts;
 	return 1;

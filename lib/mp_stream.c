@@ -398,6 +398,7 @@ struct mp_reader {
 	uint64_t nodes;        /* 0 when the header does not say */
 	uint64_t last_time;    /* of MSG/INJ records, for ordering */
 	int deps;              /* this stream says deps=1 */
+	int self_ok;           /* dest=any: messages to their own source */
 	int after_end;         /* the last record was a trailer */
 	unsigned streams;
 	int failed;
@@ -838,6 +839,10 @@ static int begin_stream(mp_reader *r, mp_hdr *h, int packed)
 	}
 	r->nodes = n;
 	r->deps = mp_hdr_deps(h);
+	{
+		const char *d = mp_hdr_get(h, "dest");
+		r->self_ok = d && strcmp(d, "any") == 0;
+	}
 	memset(r->seen, 0, sizeof r->seen);
 	r->after_end = 0;
 	r->streams++;
@@ -956,8 +961,9 @@ static inline int validate(mp_reader *r, const mp_rec *rec)
 			return rfail_rec(r, "destination %u out of range (%llu "
 					    "nodes)", m->dst,
 					 (unsigned long long)r->nodes);
-		/* In a deps stream netrun delivers such a message locally. */
-		if (m->src == m->dst && !r->deps)
+		/* In a deps stream netrun delivers such a message locally;
+		 * with dest=any (an indirect network) it crosses it. */
+		if (m->src == m->dst && !r->deps && !r->self_ok)
 			return rfail_rec(r, "message %llu is sent to its own "
 					    "source %u", (unsigned long long)m->id,
 					 m->src);

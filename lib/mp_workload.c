@@ -282,6 +282,10 @@ static int set_dest(struct mp_wl_cfg *c, const char *val, mp_err *err)
 			c->dest = i;
 			return 0;
 		}
+	if (strcmp(val, "any") == 0) {
+		c->dest = MP_DST_ANY;
+		return 0;
+	}
 	if (strncmp(val, "distance:", 9) == 0) {
 		uint64_t k;
 		if (mp_parse_u64(val + 9, 1, 255, &k, "--dest distance", err) < 0)
@@ -299,7 +303,7 @@ static int set_dest(struct mp_wl_cfg *c, const char *val, mp_err *err)
 		return 0;
 	}
 	return mp_err_set(err, "--dest: '%s' is not one of uniform|transpose|"
-			       "bitcomp|neighbor|distance:K|local:L", val);
+			       "bitcomp|neighbor|distance:K|local:L|any", val);
 }
 
 int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
@@ -579,6 +583,11 @@ static int setup_dest(mp_workload *w, mp_err *err)
 				  w->c.dest == MP_DST_DISTANCE ? "distance" :
 								 "neighbor",
 				  mp_topo_name(t));
+	if (w->c.dest == MP_DST_ANY && mp_net_direct(w->net))
+		return mp_err_set(err, "--dest: any needs an indirect network "
+				       "(omega, butterfly, crossbar, tree), whose "
+				       "terminals inject and eject at different "
+				       "ports, not %s", mp_net_name(w->net));
 	switch (w->c.dest) {
 	case MP_DST_TRANSPOSE:
 		if (strcmp(mp_topo_family(t), "hex") == 0 ||
@@ -951,6 +960,8 @@ static uint32_t pick_dst(const mp_workload *w, const struct source *s,
 	case MP_DST_LOCAL:
 		return w->loc[w->locn[node] +
 			      mp_rng_below(r, w->locn[node + 1] - w->locn[node])];
+	case MP_DST_ANY:
+		return (uint32_t)mp_rng_below(r, n);
 	default:
 		break;
 	}
@@ -1617,6 +1628,8 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 		rc |= mp_hdr_setf(h, "dest", "distance:%u", c->dest_k);
 	else if (c->dest == MP_DST_LOCAL)
 		rc |= mp_hdr_setf(h, "dest", "local:%u", c->dest_k);
+	else if (c->dest == MP_DST_ANY)
+		rc |= mp_hdr_set(h, "dest", "any");
 	else
 		rc |= mp_hdr_set(h, "dest", dn[c->dest]);
 	rc |= mp_hdr_setf(h, "short_min", "%u", c->short_min);

@@ -48,7 +48,9 @@ enum mp_wl_dest {
 	MP_DST_BITCOMP,
 	MP_DST_NEIGHBOR,
 	MP_DST_DISTANCE,
-	MP_DST_LOCAL     /* uniform among the others within dest_k hops */
+	MP_DST_LOCAL,    /* uniform among the others within dest_k hops */
+	MP_DST_ANY       /* uniform over every terminal, the source's too
+			  * (indirect networks) */
 };
 
 /* Most hot nodes that can be listed explicitly (--hot-nodes). */

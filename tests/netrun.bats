@@ -576,6 +576,16 @@ self_checked() {
 		'BEGIN { exit !(v < w && w < p) }'
 }
 
+@test "flit: more than 64 virtual channels per router (two classes of 8 on 5 ports), each arbitration, self-check clean" {
+	wlgen --preset rs --load 0.03 --gt-load 0.03 -n 2000 --seed 5 > "$T/w.mps"
+	for a in rr priority credit:4 oldest; do
+		run netrun --preset rs --class gt=ps --class be=wormhole --vcs 8 --arb $a --self-check -o "$T/d.mps" "$T/w.mps"
+		[ "$status" -eq 0 ]
+		run mpcat -c -r run "$T/d.mps"
+		[[ "${lines[1]}" == 0,*,2000,2000,* ]]
+	done
+}
+
 @test "flit: classes on their own virtual networks, each arbitration; the same seed gives the same bytes" {
 	wlgen --preset rs --load 0.03 --gt-load 0.03 -n 2000 --seed 5 > "$T/w.mps"
 	for a in rr priority credit:4; do

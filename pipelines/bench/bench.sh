@@ -577,35 +577,41 @@ fi
 # ---------------------------------------------------------------------------
 section "10. The DAMQ network: packet-hops per CPU-second"
 echo
-echo "netrun --preset damq (flit model, unidirectional 8-ary 3-cube, DAMQ"
-echo "buffers, unbounded, virtual cut-through) at 0.2 flits per node per cycle"
-echo "(bottleneck utilization 0.70), packets of 1 and 8 flits.  Packet-hops"
-echo "from netrun -v.  Commands:"
+echo "netrun --preset damq (flit model, DAMQ buffers, unbounded, virtual"
+echo "cut-through): the unidirectional 8-ary 3-cube at 0.2 flits per node per"
+echo "cycle (bottleneck utilization 0.70), packets of 1 and 8 flits; the"
+echo "binary 8-cube (9-port routers, 162 input queues: bitmaps of 3 words) and"
+echo "the 256-node omega of 4x4 switches (uniform over every output) at 0.5,"
+echo "1-flit packets.  Packet-hops from netrun -v.  Commands:"
 echo
 echo "config|messages|packet-hops|elapsed s|M packet-hops/CPU-s|peak RSS MB" >"$tmp/dtable"
-for L in 1 8; do
+for cfg in kary:8,3/1/0.2 kary:8,3/8/0.2 kary:2,8/1/0.5 omega:4,4/1/0.5; do
+	topo=${cfg%%/*} L=${cfg#*/} L=${L%/*} load=${cfg##*/}
+	dest=
+	case $topo in omega:*) dest="--dest any" ;; esac
 	n=20000
-	wlgen --preset damq --load 0.2 --packet-flits $L -n "$n" --seed 1 --raw -o "$tmp/damq.raw" || exit 1
+	wl="--preset damq --topo $topo${dest:+ $dest} --load $load --packet-flits $L"
+	wlgen $wl -n "$n" --seed 1 --raw -o "$tmp/damq.raw" || exit 1
 	: >"$tmp/cal.t"
-	timed "$tmp/cal.t" netrun --preset damq --packet-flits $L -k --raw -o /dev/null "$tmp/damq.raw" 2>/dev/null
+	timed "$tmp/cal.t" netrun --preset damq --topo $topo --packet-flits $L -k --raw -o /dev/null "$tmp/damq.raw" 2>/dev/null
 	n2=$(newn "$n" "$(last_cpu "$tmp/cal.t")" 0.5 1.2 10000000)
 	if [ "$n2" != "$n" ]; then
 		n=$n2
-		wlgen --preset damq --load 0.2 --packet-flits $L -n "$n" --seed 1 --raw -o "$tmp/damq.raw" || exit 1
+		wlgen $wl -n "$n" --seed 1 --raw -o "$tmp/damq.raw" || exit 1
 	fi
-	printf '  netrun --preset damq --packet-flits %s -k -v --raw -o /dev/null w.raw\n' "$L"
-	printf '    (w.raw: wlgen --preset damq --load 0.2 --packet-flits %s -n %s --seed 1 --raw)\n' "$L" "$n"
+	printf '  netrun --preset damq --topo %s --packet-flits %s -k -v --raw -o /dev/null w.raw\n' "$topo" "$L"
+	printf '    (w.raw: wlgen %s -n %s --seed 1 --raw)\n' "$wl" "$n"
 	: >"$tmp/damq.t"
 	r=1
 	while [ $r -le "$runs" ]; do
-		progress "netrun damq L=$L: run $r of $runs ($n messages)"
-		timed "$tmp/damq.t" netrun --preset damq --packet-flits $L -k -v --raw \
+		progress "netrun damq $topo L=$L: run $r of $runs ($n messages)"
+		timed "$tmp/damq.t" netrun --preset damq --topo $topo --packet-flits $L -k -v --raw \
 		    -o /dev/null "$tmp/damq.raw" 2>"$tmp/damq.err"
 		r=$((r + 1))
 	done
 	set -- $(netrun_counts "$tmp/damq.err")
 	ph=${3:-0}
-	echo "damq $L-flit 0.20|$n|$ph|$(spread "$(stats "$tmp/damq.t" 1)" 1 %.3f)|$(rates "$tmp/damq.t" "$ph" 3 | awk '{ printf "%.2f", $1 / 1e6 }')|$(spread "$(stats "$tmp/damq.t" 2)" 1024 %.1f)" >>"$tmp/dtable"
+	echo "$topo $L-flit $load|$n|$ph|$(spread "$(stats "$tmp/damq.t" 1)" 1 %.3f)|$(rates "$tmp/damq.t" "$ph" 3 | awk '{ printf "%.2f", $1 / 1e6 }')|$(spread "$(stats "$tmp/damq.t" 2)" 1024 %.1f)" >>"$tmp/dtable"
 done
 echo
 mv "$tmp/dtable" "$tmp/table"

@@ -4,9 +4,10 @@
 #   gnuplot -e "dat='out/fig.dat'; net='k8n3'; L=1; F=0; out='x.png'" plot.gp
 set terminal pngcairo size 900,600
 set output out
-set title sprintf("%s, %d-flit packets, %s", net eq "k8n3" ? "8-ary 3-cube" : "10-ary 2-cube", L, F == 0 ? "unbounded buffers" : sprintf("%d packets per input", F))
+name = net eq "k8n3" ? "8-ary 3-cube" : net eq "k10n2" ? "10-ary 2-cube" : net eq "k2n8" ? "binary 8-cube" : "256-node omega (4x4, 4 stages)"
+set title sprintf("%s, %d-flit packets, %s", name, L, F == 0 ? "unbounded buffers" : sprintf("%d packets per input", F))
 set xlabel "bottleneck channel utilization"
-set ylabel "packet latency (cycles; network + 1)"
+set ylabel sprintf("packet latency (cycles; network + %d)", net eq "om4x4" ? 2 : 1)
 set key top left
 set logscale y
 set yrange [*:500]

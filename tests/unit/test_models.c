@@ -156,8 +156,9 @@ static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
 
 /* Whether preset pn names model name. The contract runs every model on
  * every preset: on those that name it the model must run; on the others
- * it may refuse the network with a message (the flit model takes tori
- * and meshes, the ncube model butterflies, omega and crossbars). */
+ * it may refuse the network with a message (the flit model takes tori,
+ * meshes, k-ary n-cubes and omega networks, the ncube model
+ * butterflies, omega and crossbars). */
 static int preset_of(const char *pn, const char *name)
 {
 	char word[40];
@@ -184,14 +185,25 @@ int main(void)
 		     ops->name);
 		size_t nruns = 0, npre = 0;
 		const char *pn;
-		/* After the presets, the ncube model's grid and tree. */
-		static const char *const extra[] = { "grid:3x4", "tree:3,2" };
+		/* After the presets, networks of one model on a preset of
+		 * its own: the ncube model's grid and tree, the flit
+		 * model's omega and binary 8-cube (9-port routers, more
+		 * than 64 input queues with per-output queues). */
+		static const struct {
+			const char *preset, *topo, *model;
+		} extra[] = {
+			{ "ncube", "grid:3x4", "ncube" },
+			{ "ncube", "tree:3,2", "ncube" },
+			{ "damq", "omega:4,2", "flit" },
+			{ "damq", "kary:2,8", "flit" },
+		};
+		size_t nextra = sizeof extra / sizeof extra[0];
 		while (mp_preset_name(npre))
 			npre++;
-		for (size_t k = 0; k < npre + 2; k++) {
-			const char *topo = k < npre ? NULL : extra[k - npre];
-			pn = k < npre ? mp_preset_name(k) : "ncube";
-			if (topo && strcmp(ops->name, "ncube") != 0)
+		for (size_t k = 0; k < npre + nextra; k++) {
+			const char *topo = k < npre ? NULL : extra[k - npre].topo;
+			pn = k < npre ? mp_preset_name(k) : extra[k - npre].preset;
+			if (topo && strcmp(ops->name, extra[k - npre].model) != 0)
 				continue;
 			int named = preset_of(pn, ops->name);
 			char lab[64];
