@@ -192,6 +192,9 @@ typedef struct flitm {
 	unsigned lanes;     /* job-list lanes: one per network, one more for
 			     * classes without one (when classes are named) */
 	struct tq w_next, w_job, w_inj, w_arr, credits;
+	struct tq w_chan;   /* study organizations: injection channels free */
+	uint64_t *chan_free; /* nr * nports: first cycle a terminal's
+			      * injection channel is free (study) */
 	uint32_t *list;     /* routers to visit this cycle */
 	uint64_t now, cycles, visits;
 	uint64_t next_cycle; /* the first cycle not yet simulated */
@@ -354,7 +357,9 @@ static inline uint64_t *rmask(flitm *f, uint32_t x, const uint32_t W)
 
 /* Take new packets from the job lists of the terminals injecting at
  * router x (its own in a direct network, those of its input ports at
- * an omega's first stage) into free injection VCs of their network.
+ * an omega's first stage) into free injection VCs of their network
+ * (study organizations: into the injection input buffer, when the
+ * queue of the packet's output has room and the channel is free).
  * Each network has its own lane of the job list (mp_ni_set_lanes)
  * when classes are named, so a class never waits behind another whose
  * injection VCs are busy. */
@@ -400,6 +405,9 @@ inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
 		}
 		const struct vnet *vn = &f->vn[v];
 		uint32_t lv = tp * f->nvc + vn->base, k, q = 0;
+		uint64_t *cf = f->chan_free + (size_t)x * f->nports + tp;
+		if (f->study && *cf > t)
+			return 0; /* the channel still carries a packet */
 		if (vn->nq > 1) { /* the queue of its output port */
 			unsigned port;
 			if (f->route(f->net, x, m->dst, &port, 1) != 1 ||
@@ -410,10 +418,18 @@ inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
 			}
 			q = port - f->q0;
 		}
-		for (k = 0; k < vn->vcs * vn->nq; k++)
-			if (k % vn->nq == q && f->iv[r->ivc0 + lv + k].n == 0)
-				break;
-		if (k == vn->vcs * vn->nq)
+		if (f->study) { /* the first class whose queue has room */
+			for (k = q; k < vn->vcs * vn->nq; k += vn->nq)
+				if (f->cred[f->iv[r->ivc0 + lv + k].pool] >=
+				    (int32_t)f->L)
+					break;
+		} else {
+			for (k = 0; k < vn->vcs * vn->nq; k++)
+				if (k % vn->nq == q &&
+				    f->iv[r->ivc0 + lv + k].n == 0)
+					break;
+		}
+		if (k >= vn->vcs * vn->nq)
 			return 0;
 		uint32_t pi = pkt_alloc(f);
 		if (pi == NIL)
@@ -430,14 +446,38 @@ inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
 		p->live = 1;
 		p->seq = mp_sim_accepted(f->sim, term, mi, t, t);
 		struct ivc *c = &f->iv[r->ivc0 + lv + k];
-		for (uint32_t j = 0; j < f->L; j++) {
-			struct flit *fl = &c->ring[j];
-			fl->ready = t + f->R;
-			fl->pkt = pi;
-			fl->idx = j;
+		if (f->study) {
+			/* Into the input buffer behind what it holds; the
+			 * channel is busy for the packet's flit times. */
+			while (c->n + f->L > c->cap)
+				if (!c->grow || ring_grow(f, c) < 0) {
+					if (!f->failed)
+						fail(f, "router %u: a packet into a "
+							"full injection buffer", x);
+					return -1;
+				}
+			for (uint32_t j = 0; j < f->L; j++) {
+				struct flit *fl = fifo_at(f, c, c->n + j);
+				fl->ready = t + f->R;
+				fl->pkt = pi;
+				fl->idx = j;
+			}
+			c->n += f->L;
+			f->cred[c->pool] -= (int32_t)f->L;
+			*cf = t + (f->L + f->cfg.inject_flits - 1) /
+				  f->cfg.inject_flits;
+			if (tq_push(f, &f->w_chan, *cf, x) < 0)
+				return -1;
+		} else {
+			for (uint32_t j = 0; j < f->L; j++) {
+				struct flit *fl = &c->ring[j];
+				fl->ready = t + f->R;
+				fl->pkt = pi;
+				fl->idx = j;
+			}
+			c->head = 0;
+			c->n = f->L;
 		}
-		c->head = 0;
-		c->n = f->L;
 		bm_set(rmask(f, x, f->W), lv + k);
 		r->inj_pkts++;
 		if (f->R && tq_push(f, &f->w_inj, t + f->R, x) < 0)
@@ -573,9 +613,21 @@ move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, const uint32_t W)
 		c->head = 0;
 	if (--c->n == 0)
 		bm_clr(rmask(f, x, W), lv, W);
-	if (c->up == NIL)
+	if (c->up == NIL) {
 		r->inj_flits++;
-	else if (!f->org->whole)
+		/* Study organizations: the injection buffer's room, at once
+		 * (per flit, or DAMQ: the packet's when its tail leaves). */
+		if (!f->study)
+			;
+		else if (!f->org->whole)
+			f->cred[c->pool]++;
+		else if (fl.idx < f->L - 1)
+			c->gone++;
+		else {
+			f->cred[c->pool] += (int32_t)f->L;
+			c->gone = 0;
+		}
+	} else if (!f->org->whole)
 		tq_push(f, &f->credits, t + f->C, c->up);
 	else if (fl.idx < f->L - 1)
 		c->gone++;
@@ -755,9 +807,7 @@ cycle_w(flitm *f, uint32_t x, uint64_t t, const uint32_t W, const int direct)
 			continue;
 		uint32_t pi = w / f->nvc;
 		bm_setw(holders, w, W);
-		if ((direct ? pi == np - 1 : r->inj_ports >> pi & 1) ?
-		    f->cfg.inject_flits == 1 :
-		    !f->org->xbar)
+		if (!f->org->xbar) /* the injection port's as well */
 			for (uint32_t k = 0; k < W; k++)
 				busy_in[k] |= f->pmask[pi * W + k];
 	}
@@ -830,9 +880,10 @@ cycle_w(flitm *f, uint32_t x, uint64_t t, const uint32_t W, const int direct)
 					for (uint32_t j = 0; j < W; j++)
 						gone[j] |= f->pmask[pi * W + j] &
 							   f->vnmask[v * W + j];
-			} else if (f->org->xbar && !inj) {
+			} else if (f->org->xbar && (!inj || f->study)) {
 				bm_setw(gone, w, W); /* a crossbar input per queue */
-			} else if (++used[pi] == (inj ? f->cfg.inject_flits : 1)) {
+			} else if (++used[pi] == (inj && !f->study ?
+						  f->cfg.inject_flits : 1)) {
 				for (uint32_t j = 0; j < W; j++)
 					gone[j] |= f->pmask[pi * W + j];
 			}
@@ -867,6 +918,8 @@ static int flit_run_until(void *m, uint64_t until)
 		if ((x = tq_peek(&f->w_job)) < tm)
 			tm = x;
 		if ((x = tq_peek(&f->w_inj)) < tm)
+			tm = x;
+		if ((x = tq_peek(&f->w_chan)) < tm)
 			tm = x;
 		if ((x = tq_peek(&f->w_arr)) < tm)
 			tm = x;
@@ -903,6 +956,8 @@ static int flit_run_until(void *m, uint64_t until)
 			visit(f, tq_pop(&f->w_job), t, &n);
 		while (tq_peek(&f->w_inj) == t)
 			visit(f, tq_pop(&f->w_inj), t, &n);
+		while (tq_peek(&f->w_chan) == t)
+			visit(f, tq_pop(&f->w_chan), t, &n);
 		while (tq_peek(&f->w_arr) == t)
 			visit(f, tq_pop(&f->w_arr), t, &n);
 		f->visits += n;
@@ -1034,7 +1089,7 @@ MP_COLD static int self_check(flitm *f)
 	}
 	for (uint32_t i = 0; i < f->nivc && !rc; i++) {
 		const struct ivc *d = &f->iv[i];
-		if (d->pool != i || d->up == NIL || !f->pcap[i])
+		if (d->pool != i || (d->up == NIL && !f->study) || !f->pcap[i])
 			continue; /* not a link's buffer, or unbounded */
 		if (occ[i] > f->pcap[i])
 			rc = fail(f, "self-check at t=%llu: buffer %u holds %u "
@@ -1103,6 +1158,8 @@ static void flit_free(void *m)
 	free(f->w_next.e);
 	free(f->w_job.e);
 	free(f->w_inj.e);
+	free(f->w_chan.e);
+	free(f->chan_free);
 	free(f->w_arr.e);
 	free(f->credits.e);
 	free(f);
@@ -1318,10 +1375,12 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 	f->cred = calloc(f->nivc, sizeof *f->cred);
 	f->pcap = calloc(f->nivc, sizeof *f->pcap);
 	f->list = malloc(f->nr * sizeof *f->list);
+	f->chan_free = calloc((size_t)f->nr * f->nports, sizeof *f->chan_free);
 	if (!f->r || !f->op || !f->iv || !f->ov || !f->list || !f->cred ||
 	    !f->pcap || !f->rmask || !f->pmask || !f->vnmask || !f->gtmask ||
 	    !f->req || !f->scr || !f->term_sw || !f->port_term || tq_init(&f->w_next) || tq_init(&f->w_job) ||
-	    tq_init(&f->w_inj) || tq_init(&f->w_arr) || tq_init(&f->credits)) {
+	    tq_init(&f->w_inj) || tq_init(&f->w_arr) || tq_init(&f->credits) ||
+	    tq_init(&f->w_chan) || !f->chan_free) {
 		mp_err_set(err, "out of memory");
 		goto fail;
 	}
@@ -1354,9 +1413,10 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 			goto fail;
 		}
 	}
-	/* Buffers: a link input VC holds its network's vc-buf flits (study
-	 * organizations: its share of buf-flits), an injection VC one
-	 * packet. An unbounded queue has a ring of its own that grows. */
+	/* Buffers: a link input VC holds its network's vc-buf flits, an
+	 * injection VC one packet; under a study organization every input
+	 * queue, the injection port's included, holds its share of
+	 * buf-flits. An unbounded queue has a ring of its own that grows. */
 	uint64_t slab = 0;
 	for (uint32_t x = 0; x < f->nr; x++) {
 		if (mp_net_ports(net, x) != f->nports) {
@@ -1373,10 +1433,11 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 					int inj = (int)(f->r[x].inj_ports >> p & 1);
 					int none = omega && p >= f->q0; /* an output */
 					c->pool = i;
-					c->cap = inj ? f->L : none ? 0 : vn->buf;
-					if (!inj && study && org->shared)
+					c->cap = inj && !study ? f->L :
+						 none ? 0 : vn->buf;
+					if (study && org->shared)
 						c->pool = i - k % vn->nq;
-					if (!inj && !none && study && !F) {
+					if (!none && study && !F) {
 						c->cap = 2 * f->L;
 						c->grow = 1;
 						c->ring = malloc(c->cap * sizeof *c->ring);
@@ -1476,7 +1537,8 @@ static uint64_t flit_now(const void *m)
 static int flit_busy(const void *m)
 {
 	const flitm *f = m;
-	return f->w_next.n || f->w_job.n || f->w_inj.n || f->w_arr.n || f->credits.n;
+	return f->w_next.n || f->w_job.n || f->w_inj.n || f->w_arr.n ||
+	       f->credits.n || f->w_chan.n;
 }
 
 static void flit_job(void *m, uint32_t x, uint64_t t)
