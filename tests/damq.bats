@@ -253,9 +253,78 @@ col() {
 		exit !(d <= h && h < 0.01) }' "$T/p.csv"
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+# The same 2x2 switch with per-output queues, unbounded: a terminal's
+# channel brings one packet per cycle into the queue of its output, so
+# every queue has packets and each output, fed by Bernoulli(1/2)
+# arrivals from each input (1 a cycle on average), is critically
+# loaded: its backlog is a reflected random walk of step
+# variance 1/2, which in T cycles stands empty about sqrt(T / pi)
+# times (the mean maximum of the walk, sigma sqrt(2 T / pi)). The
+# switch then carries 1 - 1 / sqrt(pi T) packets per input and cycle
+# (1 in the limit; 0.85 when the injection port had one-packet queues
+# and a source's head blocked the packets behind it), while fifo stays
+# at the head-of-line 0.75 (the test above). Batch means over the time before the
+# first source runs dry, 99% interval.
+@test "2x2 switch with per-output queues under saturation: 1 per input (less the critically loaded outputs' idle time), within the 99% interval" {
+	wlgen --preset damq --topo omega:2,1 --arrival saturated --dest any --load 1 -n 200000 --seed 1 > "$T/w.mps"
+	for b in safc samq damq oq; do
+		netrun --preset damq --topo omega:2,1 --buffer $b -k -o "$T/d.mps" "$T/w.mps"
+		mpcat -c -r pkt "$T/d.mps" > "$T/p.csv"
+		run awk -F, 'NR > 1 { t[NR] = $9; if ($8 > last[$4]) last[$4] = $8 }
+		    END {
+			end = last[0] < last[1] ? last[0] : last[1]
+			B = 20; len = int(end / B); T = B * len
+			for (i in t) if (t[i] < T) c[int(t[i] / len)]++
+			for (b = 0; b < B; b++) { x = c[b] / (2 * len); s += x; ss += x * x }
+			m = s / B; sd = sqrt((ss - B * m * m) / (B - 1))
+			h = 2.861 * sd / sqrt(B); e = 1 - 1 / sqrt(3.14159265 * T)
+			d = m - e; if (d < 0) d = -d
+			printf "throughput %.5f +- %.5f over %d cycles, expected %.5f\n", m, h, T, e
+			exit !(d <= h && h < 0.003) }' "$T/p.csv"
+		echo "$b: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+# Bounded injection buffers: a 1-flit packet is in its input buffer
+# from the cycle it enters (t_inject) to the cycle it leaves the switch
+# (t_eject, one stage), so the records give each input's occupancy in
+# every cycle: never more than F packets, nor F/2 in a queue of safc
+# and samq, and under saturation the bound is reached. --self-check
+# recounts the injection buffers' room every cycle.
+@test "bounded injection buffers on omega:2,1: never more than F flits at an input (F/2 a queue for safc and samq), F reached under saturation, self-check clean" {
+	wlgen --preset damq --topo omega:2,1 --arrival saturated --dest any --load 1 -n 20000 --seed 3 > "$T/w.mps"
+	for b in fifo safc samq damq oq; do
+		for F in 2 4; do
+			Q=$F S=0
+			if [ $b = safc ] || [ $b = samq ]; then Q=$((F / 2)) S=1; fi
+			netrun --preset damq --topo omega:2,1 --buffer $b --buf-flits $F --self-check -k -o "$T/d.mps" "$T/w.mps"
+			run sh -c 'mpcat -c -r pkt "$1" | awk -F, -v F=$2 -v Q=$3 -v S=$4 "NR > 1 {
+				for (t = \$8; t <= \$9; t++) { o[\$4 \",\" t]++; q[\$4 \",\" \$5 \",\" t]++ }; n++ }
+			    END { for (k in o) if (o[k] > mi) mi = o[k]
+				for (k in q) if (q[k] > mq) mq = q[k]
+				printf \"%d packets, at most %d at an input, %d in a queue\n\", n, mi, mq
+				exit !(n == 20000 && mi <= F && mq <= Q && (S ? mq == Q : mi == F)) }"' sh "$T/d.mps" $F $Q $S
+			echo "$b F=$F: $output"
+			[ "$status" -eq 0 ]
+		done
+	done
+	# 8-flit packets, saturated sources on a ring network: self-check clean
+	wlgen --preset damq --topo kary:4,2 --arrival saturated --load 1 --packet-flits 8 -n 3000 --seed 4 > "$T/w8.mps"
+	for b in fifo safc samq damq oq; do
+		run netrun --preset damq --topo kary:4,2 --packet-flits 8 --buffer $b --buf-flits 64 --self-check -k -o "$T/d.mps" "$T/w8.mps"
+		echo "$b L=8: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "hostile: --dest any on a direct network, the flit model on a butterfly" {
 	run wlgen --preset damq --dest any --load 0.1 -n 5
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "wlgen: --dest: any needs an indirect network"* ]]
+	wlgen --preset damq --load 0.1 -n 5 > "$T/w.mps"
 	run netrun --preset damq --topo butterfly:2,3 "$T/w.mps"
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "netrun: --model flit: needs a torus:RxC, mesh:RxC, kary:K,N or omega:A,S network, not butterfly:2,3"* ]]
