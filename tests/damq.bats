@@ -157,6 +157,30 @@ col() {
 	[ "$(sed -n 2p "$T/s.csv" | cut -d, -f$i,$b)" = "0.200000," ]
 }
 
+# On the omega every link between stages is one class: bottleneck_util
+# is int_util, and on uniform traffic the mean of the per-port records
+# of the stage 0..S-2 outputs (switches numbered stage by stage, 64 to a
+# stage; outputs are ports 4..7), not counting the terminals' ports
+# (port 8, the flits injected at a stage-0 switch, 4 terminals' worth),
+# within 2% (the records run to the last delivery, int_util to the end
+# of the input).
+@test "lstat --csv: bottleneck_util on omega:4,4 is the utilization of the links between stages, from the per-port records" {
+	wlgen --preset damq --topo omega:4,4 --dest any --load 0.5 -n 100000 --seed 2 > "$T/w.mps"
+	netrun --preset damq --topo omega:4,4 --buffer damq -k "$T/w.mps" > "$T/d.mps"
+	lstat --csv "$T/d.mps" > "$T/s.csv"
+	b=$(col bottleneck_util < "$T/s.csv")
+	i=$(col int_util < "$T/s.csv")
+	bu=$(sed -n 2p "$T/s.csv" | cut -d, -f$b)
+	iu=$(sed -n 2p "$T/s.csv" | cut -d, -f$i)
+	r=$(mpcat -c -r util "$T/d.mps" | awk -F, '$1 == 2 && $2 < 192 && $3 >= 4 && $3 < 8 { s += $6 / $5; n++ } END { printf "%.6f %d", s / n, n }')
+	echo "bottleneck_util $bu int_util $iu per-port links $r"
+	[ -n "$bu" ]
+	[ "$bu" = "$iu" ]
+	set -- $r
+	[ "$2" -eq 768 ]
+	awk -v b=$bu -v r=$1 'BEGIN { d = b / r - 1; exit !(d < 0.02 && d > -0.02 && r > 0.45) }'
+}
+
 @test "binary 8-cube (9-port routers, more than 64 input queues): each organization, self-check clean, every packet delivered, zero load = hops + L - 1" {
 	for L in 1 8; do
 		wlgen --preset damq --topo kary:2,8 --load 0.15 --packet-flits $L -n 3000 --seed 7 > "$T/w.mps"

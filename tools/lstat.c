@@ -575,43 +575,76 @@ struct snaps {
 };
 
 static struct snaps util[2]; /* MP_UTIL_PE, MP_UTIL_INTERNAL */
-/* Per-port utilizations (MP_UTIL_PORT) summed by port number. */
+/* Per-port utilizations (MP_UTIL_PORT) summed by channel class. */
 #define NPCLS 256
 static double pcls_util[NPCLS];
 static uint64_t pcls_n[NPCLS];
 
-/* Link ports of a switch of the topology (the ports numbered below it
- * are links, those from it on the terminal's), or 0 when unknown. */
-static unsigned topo_degree(const char *topo)
+/*
+ * The channel classes of the topology, for bottleneck_util. In a
+ * direct network the ports numbered below its degree are links, each
+ * port number a class, those from it on the terminal's. In an
+ * omega:A,S (switches numbered stage by stage, A^(S-1) to a stage,
+ * inputs 0..A-1 and outputs A..2A-1) every link between stages is of
+ * one class: the outputs of the switches of stages 0..S-2; a stage-0
+ * input (injection), a last-stage output (ejection) and the ports
+ * from 2A on are the terminals'.
+ */
+static struct pclass {
+	unsigned n;        /* classes, 0: none known */
+	unsigned a;        /* omega: switch radix, else 0 */
+	uint64_t links;    /* omega: switches of stages 0..S-2 */
+} pclass;
+
+static void pclass_init(const char *topo)
 {
 	unsigned k, n;
+	memset(&pclass, 0, sizeof pclass);
 	if (!topo)
-		return 0;
+		return;
 	if (!strncmp(topo, "hex:", 4) || !strncmp(topo, "hexrect:", 8))
-		return 6;
-	if (!strncmp(topo, "torus:", 6) || !strncmp(topo, "mesh:", 5))
-		return 4;
-	if (sscanf(topo, "kary:%u,%u", &k, &n) == 2 && n < NPCLS)
-		return n;
-	return 0;
+		pclass.n = 6;
+	else if (!strncmp(topo, "torus:", 6) || !strncmp(topo, "mesh:", 5))
+		pclass.n = 4;
+	else if (sscanf(topo, "kary:%u,%u", &k, &n) == 2 && n < NPCLS)
+		pclass.n = n;
+	else if (sscanf(topo, "omega:%u,%u", &k, &n) == 2 && k >= 2 &&
+		 n >= 1 && n <= 20) {
+		uint64_t per = 1;
+		for (unsigned i = 1; i < n; i++)
+			per *= k;
+		pclass.n = 1;
+		pclass.a = k;
+		pclass.links = per * (n - 1);
+	}
+}
+
+/* The class of port `port` of switch `node`, or -1: not a link. */
+static int port_class(uint32_t node, uint32_t port)
+{
+	if (pclass.a)
+		return node < pclass.links && port >= pclass.a &&
+		       port < 2 * pclass.a ? 0 : -1;
+	return port < pclass.n ? (int)port : -1;
 }
 
 /*
  * The most loaded class of internal channel against int_util: int_util
  * (over the window) times the ratio of the busiest class's mean
  * utilization to that of all internal ports (over the whole run; the
- * per-port records cover it). A class: the channels leaving the same
- * port number of their switches, if at least half as many as the most
- * numerous. NAN without per-port records or a known topology.
+ * per-port records cover it). A class (pclass): the channels leaving
+ * the same port number of their switches, every link of an omega, if
+ * at least half as many as the most numerous. NAN without per-port
+ * records or a known topology.
  */
-static double bottleneck(double intu, unsigned degree)
+static double bottleneck(double intu, unsigned ncls)
 {
 	double sum = 0, top = 0;
 	uint64_t n = 0, most = 0;
-	for (unsigned p = 0; p < degree; p++)
+	for (unsigned p = 0; p < ncls; p++)
 		if (pcls_n[p] > most)
 			most = pcls_n[p];
-	for (unsigned p = 0; p < degree; p++) {
+	for (unsigned p = 0; p < ncls; p++) {
 		if (!pcls_n[p])
 			continue;
 		sum += pcls_util[p];
@@ -1226,6 +1259,7 @@ int main(int argc, char *argv[])
 	 * each input alone). */
 	unsigned slow_a = 1;
 	const char *topo = mp_hdr_get(h, "topology");
+	pclass_init(topo);
 	if (topo && (strncmp(topo, "butterfly:", 10) == 0 ||
 		     strncmp(topo, "omega:", 6) == 0 ||
 		     strncmp(topo, "tree:", 5) == 0) &&
@@ -1375,11 +1409,12 @@ int main(int argc, char *argv[])
 			break;
 		}
 		case MP_REC_UTIL:
-			if (rec.util.scope == MP_UTIL_PORT &&
-			    rec.util.port < NPCLS && rec.util.t > 0) {
-				pcls_util[rec.util.port] += (double)rec.util.busy /
-							    (double)rec.util.t;
-				pcls_n[rec.util.port]++;
+			if (rec.util.scope == MP_UTIL_PORT && rec.util.t > 0 &&
+			    port_class(rec.util.node, rec.util.port) >= 0) {
+				int pc = port_class(rec.util.node, rec.util.port);
+				pcls_util[pc] += (double)rec.util.busy /
+						 (double)rec.util.t;
+				pcls_n[pc]++;
 			}
 			if (rec.util.scope == MP_UTIL_PE ||
 			    rec.util.scope == MP_UTIL_INTERNAL)
@@ -1615,7 +1650,7 @@ int main(int argc, char *argv[])
 			g.ut2 = t2;
 		}
 		g.intu = snap_util(&util[1], ws, &t1, &t2, &whole[1]);
-		g.bnu = bottleneck(g.intu, topo_degree(mp_hdr_get(h, "topology")));
+		g.bnu = bottleneck(g.intu, pclass.n);
 		if (!g.have_ut && !isnan(g.intu)) {
 			g.have_ut = 1;
 			g.ut1 = t1;

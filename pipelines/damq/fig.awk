@@ -8,9 +8,8 @@
 # network to its last leaving it, and the estimate is n kd + B = hops + L
 # on a k-ary n-cube (net_adj = net_lat + 1), n + B = (hops + 1) + L on
 # the omega, whose n stages are hops + 1 switches (net_adj = net_lat + 2).
-# net_util is lstat's bottleneck_util; lstat has no channel classes for
-# the omega, whose links all carry the same load under uniform traffic,
-# and there it is int_util.
+# net_util is lstat's bottleneck_util (on the omega every link between
+# stages is one class; int_util where it is empty).
 # err% = (sw_est - net_adj) / net_adj; sw_cpu_s is one swsim run for
 # every load of the row's network, organization, packet and buffer.
 FNR == 1 {
