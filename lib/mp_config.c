@@ -684,9 +684,14 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 	return f.len;
 }
 
+unsigned mp_cfg_load_flits(const struct mp_cfg *c)
+{
+	return strcmp(c->preset, "damq") == 0 ? c->packet_flits : 0;
+}
+
 double mp_cfg_pe_time(const struct mp_cfg *c)
 {
-	if (strcmp(c->preset, "damq") == 0)
+	if (mp_cfg_load_flits(c))
 		return c->packet_flits; /* load in flits per node per cycle */
 	double tin = (double)c->inject_setup + c->packet_time;
 	double tout = (double)c->eject_setup + c->packet_time;

@@ -64,6 +64,7 @@ struct mp_workload {
 	const mp_topo *topo; /* the network's, when a Cayley mesh */
 	uint32_t n;
 	double pe_time;
+	unsigned load_flits;	/* packet length the load assumes, or 0 */
 	unsigned payload;
 	double mean_len;
 	double hot_share; /* effective */
@@ -805,6 +806,7 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 	const char *spec = mp_net_name(shape->net);
 	w->n = mp_net_terminals(shape->net);
 	w->pe_time = shape->pe_time;
+	w->load_flits = shape->load_flits;
 	w->payload = wc->payload ? wc->payload : shape->payload;
 	w->mean_len = mp_wl_mean_length(wc);
 	if (w->payload == 0) {
@@ -1570,6 +1572,8 @@ int mp_workload_describe(const mp_workload *w, mp_hdr *h)
 	rc |= mp_hdr_set(h, "topology", mp_net_name(w->net));
 	rc |= mp_hdr_setf(h, "pe_time", "%g", w->pe_time);
 	rc |= mp_hdr_setf(h, "payload", "%u", w->payload);
+	if (w->load_flits)
+		rc |= mp_hdr_setf(h, "packet_flits", "%u", w->load_flits);
 	rc |= mp_hdr_setf(h, "seed", "%llu", (unsigned long long)c->seed);
 	if (c->replay && w->nt) {
 		rc |= mp_hdr_set(h, "workload", "netrace");

@@ -123,12 +123,15 @@ double mp_wl_mean_length(const struct mp_wl_cfg *c);
  * What a workload needs of the network it is for: its terminals (their
  * count, and coordinates and neighbours for permutation and distance
  * destinations), the PE-port time of a packet that turns a load into
- * arrival rates (mp_cfg_pe_time), and the payload per packet.
+ * arrival rates (mp_cfg_pe_time), the payload per packet, and the
+ * packet length in flits when the load is in flits (mp_cfg_load_flits;
+ * 0 otherwise), which the header records so netrun can check it.
  */
 struct mp_wl_shape {
 	const mp_net *net;
 	double pe_time;
 	unsigned payload;
+	unsigned load_flits;
 };
 
 /*

@@ -353,3 +353,25 @@ col() {
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "netrun: --model flit: needs a torus:RxC, mesh:RxC, kary:K,N or omega:A,S network, not butterfly:2,3"* ]]
 }
+
+@test "damq: netrun takes the stream's packet length, and refuses a different one" {
+	wlgen --preset damq --topo kary:4,2 --load 0.2 --packet-flits 8 -n 3000 --seed 2 > "$T/w8.mps"
+	mpcat -H "$T/w8.mps" | grep -qx 'packet_flits=8'
+	# Without --packet-flits: the same run as with --packet-flits 8.
+	netrun --preset damq --topo kary:4,2 --buffer damq -o "$T/a.mps" "$T/w8.mps"
+	netrun --preset damq --topo kary:4,2 --buffer damq --packet-flits 8 -o "$T/b.mps" "$T/w8.mps"
+	lstat --csv "$T/a.mps" > "$T/a.csv"
+	lstat --csv "$T/b.mps" > "$T/b.csv"
+	cmp "$T/a.csv" "$T/b.csv"
+	# The offered load the stream was made for is carried (within 10%).
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["group"] == "all" { t = $c["throughput"]; exit }
+		END { exit !(t > 0.18 && t < 0.22) }' "$T/a.csv"
+	# A different length would change the load silently: refused.
+	run netrun --preset damq --topo kary:4,2 --buffer damq --packet-flits 1 -o "$T/c.mps" "$T/w8.mps"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"load is for 8-flit packets"* ]]
+	[ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
+	# Streams whose load is not in flits carry no such key.
+	wlgen --preset torus --load 0.1 -n 100 | mpcat -H | grep -c '^packet_flits=' | grep -qx 0
+}

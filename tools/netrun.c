@@ -340,7 +340,7 @@ int main(int argc, char **argv)
 	int keep_going = 0, no_packets = 0, eager = 0, self_check = 0, force = 0;
 	int prefill = 0;
 	uint64_t seed = 1, util_iv = 0, check_iv = 0, dl_time = 0, max_bl = 0;
-	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0;
+	int have_util = 0, have_check = 0, have_dl = 0, have_bl = 0, have_pf = 0;
 	int dep_mode = MP_DEP_MAX;
 
 	/* A closed pipe downstream ends netrun as it would any writer. */
@@ -458,6 +458,8 @@ int main(int argc, char **argv)
 				mp_usage_error("%s", err.msg);
 			if (rc > 0)
 				mp_usage_error("--%s: not a fabric option", name);
+			if (strcmp(name, "packet-flits") == 0)
+				have_pf = 1;
 			break;
 		}
 		}
@@ -538,6 +540,28 @@ int main(int argc, char **argv)
 		} else if (dst && strcmp(dst, "uniform") != 0) {
 			mp_die("%s: header: model sources with dest '%s' (uniform "
 			    "or local:L)", in, dst);
+		}
+	}
+
+	/* A load in flits (wlgen --preset damq) assumes a packet length:
+	 * take the stream's when none is given, refuse a different one (it
+	 * would change the offered load without a word). */
+	const char *pfs = mp_hdr_get(ih, "packet_flits");
+	if (pfs) {
+		uint64_t spf;
+		if (mp_hdr_get_u64(ih, "packet_flits", &spf) < 0 || spf < 1 ||
+		    spf > 1u << 16)
+			mp_die("%s: header: bad packet_flits '%s'", in, pfs);
+		if (!have_pf) {
+			if (mp_cfg_set(&cfg, "packet-flits", pfs, &err) != 0 ||
+			    mp_cfg_check(&cfg, &err) < 0)
+				mp_die("%s: packet_flits=%s from the stream: %s",
+				       in, pfs, err.msg);
+		} else if (spf != cfg.packet_flits) {
+			mp_die("%s: the stream's load is for %llu-flit packets "
+			       "(wlgen --packet-flits %llu), not --packet-flits "
+			       "%u", in, (unsigned long long)spf,
+			       (unsigned long long)spf, cfg.packet_flits);
 		}
 	}
 

@@ -392,7 +392,8 @@ int main(int argc, char *argv[])
 	mp_net *net = mp_cfg_net(&cfg, &err);
 	if (!net)
 		mp_usage_error("%s", err.msg);
-	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload };
+	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload,
+				     mp_cfg_load_flits(&cfg) };
 	/* A workload resets the lengths: apply it before the length options. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < nwl; i++) {
