@@ -92,7 +92,7 @@ col() {
 }
 
 @test "hostile options are one-line errors" {
-	wlgen --preset damq --load 0.1 -n 50 --seed 1 > "$T/w.mps"
+	wlgen --preset damq --load 0.1 --packet-flits 8 -n 50 --seed 1 > "$T/w.mps"
 	run netrun --preset damq --packet-flits 8 --buf-flits 8 "$T/w.mps"
 	[ "$status" -eq 2 ]
 	[ "${#lines[@]}" -eq 1 ]
