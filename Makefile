@@ -120,17 +120,19 @@ fuzz: deps
 cicover: all
 	@sh pipelines/cicover.sh
 
-# The figures the studies' READMEs quote (pipelines/po2, pipelines/fedx),
-# rewritten from their finished sweeps; readme-figures-check fails when a
-# README says what the results do not. Neither runs a sweep (see
-# pipelines/README.md).
+# The figures the studies' READMEs quote (pipelines/po2, pipelines/fedx,
+# pipelines/damq), rewritten from their finished sweeps;
+# readme-figures-check fails when a README says what the results do not.
+# None runs a sweep (see pipelines/README.md).
 readme-figures: all
 	@$(MAKE) --no-print-directory -C pipelines/po2 readme
 	@$(MAKE) --no-print-directory -C pipelines/fedx readme
+	@$(MAKE) --no-print-directory -C pipelines/damq readme
 
 readme-figures-check: all
 	@$(MAKE) --no-print-directory -C pipelines/po2 readme-check
 	@$(MAKE) --no-print-directory -C pipelines/fedx readme-check
+	@$(MAKE) --no-print-directory -C pipelines/damq readme-check
 
 # A long run near saturation: memory stays flat, nothing is lost.
 soak: deps

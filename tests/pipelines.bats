@@ -159,3 +159,39 @@ readme_pair() {
 	[ "$status" -eq 1 ]
 	cmp R0.md "$TOP/pipelines/fedx/README.md"
 }
+
+@test "make readme fills damq's README from a tiny sweep; readme-check catches a drifted number" {
+	# Every network at one load, two organizations, unbounded, 200
+	# cycles a point: seconds.
+	D="$TOP/pipelines/damq"
+	set -- QUICK=1 OUT="$T/out" CYCLES=200 lv=2 bl=0 buf='fifo oq'
+	cp "$D/README.md" R.md
+	run make -s -C "$D" readme "$@" README="$T/R.md"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no results in $T/out/"* ]]
+	cmp R.md "$D/README.md"
+	make -s -j2 -C "$D" "$T/out/fig.dat" "$@" > /dev/null
+	make -s -C "$D" readme "$@" README="$T/R.md"
+	# The omega's fifo row at the lowest load is fig.dat's net_adj and
+	# sw_est, and the set-up block says the run's cycles and warm-up.
+	want=$(awk '$1 == "om4x4" && $2 == "fifo" && $3 == 1 && $4 == 0 {
+		printf "| om4x4 | 1 | %.3f | %.3f |", $8, $12 }' "$T/out/fig.dat")
+	[ -n "$want" ]
+	grep -qF -- "$want" R.md
+	grep -q '^Every point runs 200 cycles of offered traffic' R.md
+	grep -q 'lstat leaves out the first 80 cycles' R.md
+	# Every block is filled, and the text outside them is unchanged.
+	[ "$(grep -c '^<!-- figures:.* begin -->$' R.md)" -eq "$(grep -c '^@@ ' "$T/out/figures.txt")" ]
+	diff <(sed '/^<!-- figures:.* begin -->$/,/^<!-- figures:.* end -->$/d' "$D/README.md") <(sed '/^<!-- figures:.* begin -->$/,/^<!-- figures:.* end -->$/d' R.md)
+	make -s -C "$D" readme-check "$@" README="$T/R.md"
+	# One number edited by hand: caught, and the diff names it.
+	awk -v w="$want" '{ i = index($0, w)
+		if (i) $0 = substr($0, 1, i - 1) "| om4x4 | 1 | 1.000 | 1.000 |" substr($0, i + length(w)) } 1' R.md > R2.md
+	run cmp -s R.md R2.md
+	[ "$status" -eq 1 ]
+	mv R2.md R.md
+	run make -s -C "$D" readme-check "$@" README="$T/R.md"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"figures differ from what the results give"* ]]
+	[[ "$output" == *"-| om4x4 | 1 | 1.000 | 1.000 |"* ]]
+}
