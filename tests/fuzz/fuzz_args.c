@@ -132,7 +132,8 @@ static void run_wlgen(const struct words *ws, const char *path)
 	mp_net *net = mp_cfg_net(&cfg, &err);
 	if (!net)
 		return;
-	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload };
+	struct mp_wl_shape shape = { net, mp_cfg_pe_time(&cfg), cfg.payload,
+				     mp_cfg_load_flits(&cfg) };
 	mp_workload *w = mp_workload_new(&wc, &shape, &err);
 	if (!w) {
 		mp_net_free(net);
