@@ -720,8 +720,25 @@ static unsigned route_dor(const mp_net *n, uint32_t sw, uint32_t dst,
 	uint32_t osw = n->sw_of[n->tout[dst]];
 	if (max == 0)
 		return 0;
+	if (n->fam == F_OMEGA) {
+		/* Destination-tag routing, which needs no distance table
+		 * (none past MAX_DIST_SWITCHES switches): stage s sets the
+		 * line's lowest digit, which the D - 1 - s shuffles after
+		 * it carry to digit D - 1 - s of the terminal. */
+		uint32_t per = n->nterm / n->k, s = sw / per, p = 1;
+		if (s >= n->dims)
+			return 0;
+		for (uint32_t i = 0; i < s; i++)
+			p *= n->k; /* A^s <= per */
+		/* On dst's path, the switch's lowest s digits are dst's
+		 * highest. */
+		if (sw % per % p != dst / (n->nterm / p))
+			return 0;
+		ports[0] = n->k + digit(dst, n->k, n->dims - 1 - s);
+		return 1;
+	}
 	if (sw == osw || n->fam == F_BUTTERFLY || n->fam == F_CROSSBAR ||
-	    n->fam == F_OMEGA || n->fam == F_TREE)
+	    n->fam == F_TREE)
 		return route_minimal(n, sw, dst, ports, 1);
 	switch (n->fam) {
 	case F_HEX:

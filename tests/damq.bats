@@ -236,6 +236,16 @@ col() {
 	! cmp -s "$T/a.mps" "$T/c.mps"
 }
 
+@test "omega:2,10 (5120 switches, past the routing distance table): every packet delivered over the 9 links of its one path, self-check clean" {
+	wlgen --preset damq --topo omega:2,10 --load 0.3 -n 5000 --seed 2 > "$T/w.mps"
+	run netrun --preset damq --topo omega:2,10 --buffer damq --buf-flits 4 --self-check -o "$T/d.mps" "$T/w.mps"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run mpcat -c -r run "$T/d.mps"
+	[[ "${lines[1]}" == 0,1024,*,5000,5000,5000,5000,0,0 ]]
+	mpcat -c -r pkt "$T/d.mps" | awk -F, 'NR > 1 && $10 != 9 { exit 1 }'
+}
+
 @test "omega:4,4 at zero load: latency from the first flit entering a stage-0 switch to the last leaving the last = (S - 1) + L - 1" {
 	for L in 1 8; do
 		wlgen --preset damq --topo omega:4,4 --load 0.001 --packet-flits $L -n 3000 --seed 4 > "$T/w.mps"

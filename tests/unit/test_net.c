@@ -197,6 +197,67 @@ static unsigned one_link(const mp_net *n, uint32_t a, uint32_t b)
 	return 1; /* two stages */
 }
 
+/* An omega's destination-tag "dor": on the tabulated omega:A,D, the one
+ * port "minimal" gives at every switch (0 ports off dst's path); past the
+ * table (omega:2,13: 53248 switches), followed from terminals to a
+ * sample of destinations, it arrives in D - 1 links. */
+static void omega_dor(const char *small, const char *big)
+{
+	mp_err err;
+	mp_route_fn dor = mp_net_routing("dor"), mini = mp_net_routing("minimal");
+	mp_net *n = structure(small, 0, 0);
+	unsigned bad = 0, on = 0, p1, p2;
+	if (n) {
+		for (uint32_t x = 0; x < mp_net_switches(n); x++)
+			for (uint32_t b = 0; b < mp_net_terminals(n); b++) {
+				unsigned k1 = dor(n, x, b, &p1, 1);
+				unsigned k2 = mini(n, x, b, &p2, 1);
+				on += k2;
+				if (k1 != k2 || (k1 && p1 != p2))
+					bad++;
+			}
+		T_OK(bad == 0 && on > 0, "%s: dor = minimal at every switch and "
+		     "destination (%u differ, %u on a path)", small, bad, on);
+		mp_net_free(n);
+	}
+	n = mp_net_new(big, &err);
+	T_OK(n != NULL, "%s builds", big);
+	if (!n)
+		return;
+	uint32_t T = mp_net_terminals(n), A = mp_net_ports(n, 0) / 2;
+	unsigned D = 0, pairs = 0;
+	for (uint32_t t = 1; t < T; t *= A)
+		D++;
+	bad = 0;
+	for (uint32_t a = 0; a < T; a += 97)
+		for (uint32_t b = 0; b < T; b += 89) {
+			uint32_t sw, osw, peer;
+			unsigned p, op, links = 0;
+			mp_net_term_in(n, a, &sw, &p);
+			mp_net_term_out(n, b, &osw, &op);
+			pairs++;
+			for (;;) {
+				if (dor(n, sw, b, &p, 1) != 1) {
+					bad++;
+					break;
+				}
+				int kind = mp_net_out(n, sw, p, &peer, &op);
+				if (kind == MP_PORT_TERM) {
+					bad += peer != b || links != D - 1;
+					break;
+				}
+				if (kind != MP_PORT_LINK || ++links >= D) {
+					bad++;
+					break;
+				}
+				sw = peer;
+			}
+		}
+	T_OK(bad == 0 && pairs > 1000, "%s: dor arrives in %u links (%u of %u "
+	     "pairs do not)", big, D - 1, bad, pairs);
+	mp_net_free(n);
+}
+
 static unsigned zero(const mp_net *n, uint32_t a, uint32_t b)
 {
 	(void)n;
@@ -300,6 +361,8 @@ int main(void)
 		routes(n, stages_less_one, 27);
 		mp_net_free(n);
 	}
+	omega_dor("omega:3,3", "omega:2,13");
+	omega_dor("omega:2,5", "omega:4,7");
 	if ((n = structure("butterfly:40,2", 0, 0))) {
 		T_OK(mp_net_ports(n, 0) == 80, "butterfly:40,2: 80-port switches");
 		routes(n, one_link, 3);
