@@ -383,8 +383,10 @@ int mp_cfg_set(struct mp_cfg *c, const char *name, const char *val,
 		if (!colon)
 			return 0;
 		unsigned r, k;
-		char x;
-		int n = sscanf(colon + 1, "%u%c%u", &r, &x, &k);
+		char x, tail;
+		int n = sscanf(colon + 1, "%u%c%u%c", &r, &x, &k, &tail);
+		if (n == 4)
+			n = 0; /* text after the size: bad size */
 		if (strcmp(fam, "butterfly") == 0 || strcmp(fam, "omega") == 0) {
 			/* butterfly:A,D (A x A routers, D stages) */
 			if (n == 3 && x == ',' && r >= 2 && r <= 128 &&

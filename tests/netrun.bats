@@ -530,6 +530,18 @@ self_checked() {
 	[ "$(echo "${lines[1]}" | awk -F, '{ print $(NF - 2), $(NF - 1) }')" = "4.000 0.500000" ]
 }
 
+@test "--topo: text after the size is a one-line error, not a smaller network (omega:2,3,4 was omega:2,3, torus:4x4x4 torus:4x4)" {
+	for t in omega:2,3,4 butterfly:2,3,4 tree:2,3,4 torus:4x4x4 mesh:4x4,2 hexrect:4x5x hex:5x; do
+		for p in wlgen netrun; do
+			run $p --topo $t --load 0.1 -n 10
+			[ "$status" -eq 2 ]
+			[ "${#lines[@]}" -eq 1 ]
+			[[ "${lines[0]}" == "$p: --topo: bad size in '$t'"* ]]
+		done
+	done
+	wlgen --topo torus:4x5 --load 0.1 -n 10 | mpcat -H | grep -qx "topology=torus:4x5"
+}
+
 @test "ncube: hostile grid and tree shapes, local destinations and prefill are one-line errors" {
 	for t in grid:0x3 grid:2x tree:1,3 tree:2,0 tree:300,1 tree:2 tree:2,3x; do
 		run wlgen --preset ncube --topo $t --arrival model:1 -n 10
