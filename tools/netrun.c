@@ -51,8 +51,8 @@ static void usage(FILE *fp)
 "Simulate a fabric on a message stream (from wlgen or sched) read from\n"
 "file or standard input; write deliveries to standard output.\n"
 "\n"
-"  --preset NAME          po2 (default), fedx, torus, cmp, rs or ncube; other\n"
-"                         options override it\n"
+"  --preset NAME          po2 (default), fedx, torus, cmp, rs, damq or ncube;\n"
+"                         other options override it\n"
 "  --list-models          print the models and exit\n"
 "  --show-config          print the effective configuration and exit\n");
 	usage_table(fp, mp_opt_driver);

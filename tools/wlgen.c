@@ -32,7 +32,8 @@ static const char synopsis[] =
 static const char options_text[] =
 	"Write a message stream (kind messages) in time order.\n"
 	"  --preset NAME        fabric and workload preset (po2, fedx, torus,\n"
-	"                       cmp, rs, ncube; default po2); options override it\n"
+	"                       cmp, rs, damq, ncube; default po2); options\n"
+	"                       override it\n"
 	"  --size N, --topo S   E_N or an N x N mesh; hex:7, hexrect:8x8, torus:8x8,\n"
 	"                       mesh:8x8, butterfly:A,D, omega:A,D, crossbar:N,\n"
 	"                       kary:8,3 (unidirectional k-ary n-cube)\n"
