@@ -29,7 +29,8 @@ trap 'rm -f "$tmp"' EXIT INT TERM HUP
 # The blocks file first (fed as the first operand), then README.
 awk -v prog="$prog" -v readme="$readme" '
 	function fail(m) { print prog ": " readme ": " m > "/dev/stderr"; bad = 1; exit 1 }
-	FNR == 1 { file++ }
+	# (by name: an empty BLOCKS has no first line to count)
+	FNR == 1 { file = FILENAME == ARGV[2] ? 2 : 1 }
 	file == 1 {
 		if ($0 ~ /^@@ /) {
 			name = substr($0, 4)
@@ -45,6 +46,7 @@ awk -v prog="$prog" -v readme="$readme" '
 		if (match($0, /^<!-- figures:[^ ]+ begin -->$/)) {
 			if (inside != "") fail("line " FNR ": block " inside " not ended")
 			inside = substr($0, 14, length($0) - 23)
+			if (!ng) fail("no blocks generated (" ARGV[1] " is empty)")
 			if (!(inside in gen)) fail("line " FNR ": block " inside " is not generated")
 			if (inside in used) fail("line " FNR ": block " inside " appears twice")
 			used[inside] = 1

@@ -99,6 +99,16 @@ readme_pair() {
 	[[ "$output" == *"block b not ended"* ]]
 	# A failure leaves the README as it was.
 	cmp R.md R0.md
+	# A generator that printed nothing: said so, not a README line
+	# taken for generated text.
+	: > E.txt
+	run "$TOP/pipelines/figures.sh" -c R.md E.txt
+	[ "$status" -eq 1 ]
+	[ "$output" = "figures.sh: R.md: no blocks generated (E.txt is empty)" ]
+	run "$TOP/pipelines/figures.sh" R.md - < E.txt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no blocks generated"* ]]
+	cmp R.md R0.md
 }
 
 @test "make readme fills po2's README from a small sweep; readme-check catches a drifted number" {
