@@ -15,6 +15,27 @@ col() {
 	head -1 | tr ',' '\n' | grep -nx "$1" | cut -d: -f1
 }
 
+# orgs_clean TOPO LOAD SEED FMUL [LINKS]: for 1- and 8-flit packets, a
+# wlgen stream of 3000 messages at LOAD; each organization, unbounded
+# and at FMUL * L flits an input, runs it under --self-check and
+# delivers every message (every packet over LINKS links when given).
+# Leaves the last stream (L = 8) in $T/w.mps.
+orgs_clean() {
+	for L in 1 8; do
+		wlgen --preset damq --topo $1 --load $2 --packet-flits $L -n 3000 --seed $3 > "$T/w.mps"
+		for b in fifo safc samq damq oq; do
+			for F in 0 $(($4 * L)); do
+				run netrun --preset damq --topo $1 --packet-flits $L --buffer $b --buf-flits $F --self-check -o "$T/d.mps" "$T/w.mps"
+				echo "$1 $b L=$L F=$F: $output"
+				[ "$status" -eq 0 ]
+				run mpcat -c -r run "$T/d.mps"
+				[[ "${lines[1]}" == 0,*,3000,3000,* ]]
+				[ -z "${5:-}" ] || mpcat -c -r pkt "$T/d.mps" | awk -F, -v h=$5 'NR > 1 && $10 != h { exit 1 }'
+			done
+		done
+	done
+}
+
 @test "damq preset: wlgen and netrun on kary:8,3, every packet delivered, load in flits per node per cycle" {
 	wlgen --preset damq --topo kary:8,3 --load 0.1 --packet-flits 1 -n 20000 --seed 5 > "$T/w.mps"
 	run netrun --preset damq --topo kary:8,3 --buffer damq --self-check -o "$T/d.mps" "$T/w.mps"
@@ -43,18 +64,7 @@ col() {
 }
 
 @test "each organization, 1- and 8-flit packets, bounded and unbounded: self-check clean, every packet delivered" {
-	for L in 1 8; do
-		wlgen --preset damq --topo kary:4,3 --load 0.15 --packet-flits $L -n 3000 --seed 6 > "$T/w.mps"
-		for b in fifo safc samq damq oq; do
-			for F in 0 $((16 * L)); do
-				run netrun --preset damq --topo kary:4,3 --packet-flits $L --buffer $b --buf-flits $F --self-check -o "$T/d.mps" "$T/w.mps"
-				echo "$b L=$L F=$F: $output"
-				[ "$status" -eq 0 ]
-				run mpcat -c -r run "$T/d.mps"
-				[[ "${lines[1]}" == 0,*,3000,3000,* ]]
-			done
-		done
-	done
+	orgs_clean kary:4,3 0.15 6 16
 }
 
 @test "small buffers: damq below samq and fifo, oq lowest; unbounded samq and damq identical" {
@@ -182,17 +192,9 @@ col() {
 }
 
 @test "binary 8-cube (9-port routers, more than 64 input queues): each organization, self-check clean, every packet delivered, zero load = hops + L - 1" {
+	orgs_clean kary:2,8 0.15 7 36
 	for L in 1 8; do
 		wlgen --preset damq --topo kary:2,8 --load 0.15 --packet-flits $L -n 3000 --seed 7 > "$T/w.mps"
-		for b in fifo safc samq damq oq; do
-			for F in 0 $((36 * L)); do
-				run netrun --preset damq --topo kary:2,8 --packet-flits $L --buffer $b --buf-flits $F --self-check -o "$T/d.mps" "$T/w.mps"
-				echo "$b L=$L F=$F: $output"
-				[ "$status" -eq 0 ]
-				run mpcat -c -r run "$T/d.mps"
-				[[ "${lines[1]}" == 0,*,3000,3000,* ]]
-			done
-		done
 		# unbounded, samq and damq are the same buffer (as on kary:8,3):
 		# the same packet records, in another order within a cycle when
 		# damq's credits return at a packet's tail and wake the router
@@ -215,20 +217,8 @@ col() {
 
 @test "omega:4,4 (256 terminals, 4x4 switches): wlgen's workload, each organization, self-check clean, every packet delivered, deterministic" {
 	wlgen --preset damq --topo omega:4,4 --load 0.1 -n 10 --seed 1 | mpcat -H | grep -qx "nodes=256"
-	for L in 1 8; do
-		wlgen --preset damq --topo omega:4,4 --load 0.4 --packet-flits $L -n 3000 --seed 6 > "$T/w.mps"
-		for b in fifo safc samq damq oq; do
-			for F in 0 $((4 * L)); do
-				run netrun --preset damq --topo omega:4,4 --packet-flits $L --buffer $b --buf-flits $F --self-check -o "$T/d.mps" "$T/w.mps"
-				echo "$b L=$L F=$F: $output"
-				[ "$status" -eq 0 ]
-				run mpcat -c -r run "$T/d.mps"
-				[[ "${lines[1]}" == 0,*,3000,3000,* ]]
-				# every packet crosses the 4 stages: 3 links
-				mpcat -c -r pkt "$T/d.mps" | awk -F, 'NR > 1 && $10 != 3 { exit 1 }'
-			done
-		done
-	done
+	# every packet crosses the 4 stages: 3 links
+	orgs_clean omega:4,4 0.4 6 4 3
 	netrun --preset damq --topo omega:4,4 --packet-flits 8 --buffer damq --buf-flits 32 "$T/w.mps" > "$T/a.mps"
 	netrun --preset damq --topo omega:4,4 --packet-flits 8 --buffer damq --buf-flits 32 "$T/w.mps" > "$T/b.mps"
 	cmp "$T/a.mps" "$T/b.mps"
