@@ -354,6 +354,28 @@ orgs_clean() {
 	[[ "${lines[0]}" == "netrun: --model flit: needs a torus:RxC, mesh:RxC, kary:K,N or omega:A,S network, not butterfly:2,3"* ]]
 }
 
+@test "dest=any: a stream with messages to their own source goes through mpcat's CSV and back; netrun refuses its header on a direct network" {
+	wlgen --preset damq --topo omega:2,3 --dest any --load 0.5 -n 200 --seed 1 > "$T/w.mps"
+	mpcat -c -m -r msg "$T/w.mps" > "$T/w.csv"
+	# (some message goes to its own source)
+	awk -F, '!/^#/ && $4 == $5 { n++ } END { exit !n }' "$T/w.csv"
+	mpcat -C -r msg -o "$T/w2.mps" "$T/w.csv"
+	[ "$(mpcat -c -r msg "$T/w2.mps")" = "$(mpcat -c -r msg "$T/w.mps")" ]
+	# without dest=any, such a row is refused
+	run mpcat -C -r msg -o "$T/w3.mps" <(grep -v '^#dest=' "$T/w.csv")
+	[ "$status" -eq 1 ]
+	[[ "${lines[0]}" == *"is sent to its own source"* ]]
+	# the same header on a torus: the packet and flit models would take
+	# such a message into the network
+	sed 's/^#topology=.*/#topology=torus:4x4/; s/^#nodes=.*/#nodes=16/' "$T/w.csv" | mpcat -C -r msg -o "$T/t.mps"
+	for p in torus rs; do
+		run netrun --preset $p --topo torus:4x4 "$T/t.mps"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "${lines[0]}" == "netrun: "*"t.mps: header: dest=any (messages to their own source) needs an indirect network, not torus:4x4" ]]
+	done
+}
+
 @test "damq: netrun takes the stream's packet length, and refuses a different one" {
 	wlgen --preset damq --topo kary:4,2 --load 0.2 --packet-flits 8 -n 3000 --seed 2 > "$T/w8.mps"
 	mpcat -H "$T/w8.mps" | grep -qx 'packet_flits=8'

@@ -573,6 +573,14 @@ int main(int argc, char **argv)
 	if (mp_hdr_get_u64(ih, "nodes", &hn) == 0 && hn != mp_sim_nodes(f))
 		mp_die("%s: the stream is for %llu nodes, the fabric has %u", in,
 		    (unsigned long long)hn, mp_sim_nodes(f));
+	/* dest=any lets a message go to its own source: through the
+	 * network only where a terminal's input and output are different
+	 * ports (wlgen refuses it elsewhere; a hand-made header may not). */
+	const char *dany = mp_hdr_get(ih, "dest");
+	const mp_net *fnet = mp_sim_net(f);
+	if (dany && strcmp(dany, "any") == 0 && fnet && mp_net_direct(fnet))
+		mp_die("%s: header: dest=any (messages to their own source) "
+		    "needs an indirect network, not %s", in, mp_net_name(fnet));
 
 	mp_hdr *oh = mp_hdr_dup(ih);
 	if (!oh)
