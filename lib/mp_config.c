@@ -553,7 +553,7 @@ int mp_cfg_check(const struct mp_cfg *c, mp_err *err)
 		for (unsigned i = 0; i < c->stages && n <= (1u << 20); i++)
 			n *= c->size;
 		if (c->stages < 1 || n > (1u << 20))
-			return mp_err_set(err, "--stages: %s:%u,%u has more "
+			return mp_err_set(err, "--topo, --stages: %s:%u,%u has more "
 					       "than 2^20 inputs", c->family,
 					  c->size, c->stages);
 	}

@@ -847,7 +847,19 @@ mp_workload *mp_workload_new(const struct mp_wl_cfg *wc,
 		return w;
 	}
 	if (wc->chains) {
-		/* Request / response chains: no load, lengths from bytes. */
+		/* Request / response chains: no load, lengths from bytes,
+		 * servers drawn uniformly: options that shape other
+		 * workloads would be ignored without a word. */
+		const char *ign = wc->dest != MP_DST_UNIFORM ? "--dest" :
+				  wc->hot_spots || wc->hot_nlist ? "--hot-spots/--hot-nodes" :
+				  wc->load > 0 ? "--load" :
+				  wc->gt_load > 0 || wc->gt_share > 0 ? "--gt-load/--gt-share" :
+				  NULL;
+		if (ign) {
+			mp_err_set(err, "--chains: %s does not apply (a chain's "
+				   "server is uniform, its pace --think)", ign);
+			goto fail;
+		}
 		w->deps = 1;
 		w->ch = calloc(wc->chains, sizeof *w->ch);
 		if (!w->ch) {

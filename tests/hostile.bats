@@ -407,6 +407,8 @@ wlgen --load -1 -n 10|wlgen: --load: -1 is out of range [1e-06, 10]
 wlgen --load 1e999 -n 10|wlgen: --load: '1e999' is not a finite number
 wlgen --load inf -n 10|wlgen: --load: 'inf' is not a finite number
 wlgen --load 0.5 -n -5|wlgen: -n: '-5' is not an unsigned integer
+wlgen --preset cmp --chains 4 --dest transpose -n 10|wlgen: --chains: --dest does not apply (a chain's server is uniform, its pace --think)
+wlgen --preset cmp --chains 4 --load 0.3 -n 10|wlgen: --chains: --load does not apply (a chain's server is uniform, its pace --think)
 wlgen --load 0.5 -n 1e99|wlgen: -n: '1e99' is not an unsigned integer
 wlgen --load 0.5 -n 99999999999999999999999|wlgen: -n: 99999999999999999999999 is too large (at most 1125899906842624)
 wlgen --load 0.5 -n 10 --seed -1|wlgen: --seed: '-1' is not an unsigned integer
@@ -437,9 +439,9 @@ netrun --preset ncube --fifo 0|netrun: --fifo: 0 is too small (at least 1)
 netrun --preset ncube --fifo -1|netrun: --fifo: '-1' is not an unsigned integer
 netrun --preset ncube --stages 0|netrun: --stages: 0 is too small (at least 1)
 netrun --preset ncube --stages 25|netrun: --stages: 25 is too large (at most 24)
-netrun --preset ncube --stages 21|netrun: --stages: butterfly:2,21 has more than 2^20 inputs
+netrun --preset ncube --stages 21|netrun: --topo, --stages: butterfly:2,21 has more than 2^20 inputs
 netrun --preset ncube --topo butterfly:2,0|netrun: --topo: 'butterfly:2,0': 1 to 24 stages
-netrun --preset ncube --topo butterfly:4,11|netrun: --stages: butterfly:4,11 has more than 2^20 inputs
+netrun --preset ncube --topo butterfly:4,11|netrun: --topo, --stages: butterfly:4,11 has more than 2^20 inputs
 netrun --preset ncube --topo crossbar:1|netrun: --topo: 1 is too small (at least 2)
 netrun --preset ncube --sink prob:nan|netrun: --sink: 'prob:nan' is not perfect or prob:Q with 0 < Q <= 1
 netrun --preset ncube --sink prob:0|netrun: --sink: 'prob:0' is not perfect or prob:Q with 0 < Q <= 1
