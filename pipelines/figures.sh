@@ -15,7 +15,9 @@
 # in README once: a name on one side only is an error (exit 1), so a
 # figure cannot be dropped or forgotten silently. Text outside the
 # markers is left as it is. README is written under a temporary name
-# and renamed, and only when it changes.
+# and renamed, and only when it changes. A block named measured-... holds
+# what this machine measured (CPU times): it is rewritten, but -c
+# compares only that it is there, since a rerun never gives the same.
 set -eu
 prog=figures.sh
 check=0
@@ -27,7 +29,7 @@ blocks=$2
 tmp=$(mktemp "$readme.tmpXXXXXX")
 trap 'rm -f "$tmp"' EXIT INT TERM HUP
 # The blocks file first (fed as the first operand), then README.
-awk -v prog="$prog" -v readme="$readme" '
+awk -v prog="$prog" -v readme="$readme" -v check=$check '
 	function fail(m) { print prog ": " readme ": " m > "/dev/stderr"; bad = 1; exit 1 }
 	# (by name: an empty BLOCKS has no first line to count)
 	FNR == 1 { file = FILENAME == ARGV[2] ? 2 : 1 }
@@ -51,17 +53,20 @@ awk -v prog="$prog" -v readme="$readme" '
 			if (inside in used) fail("line " FNR ": block " inside " appears twice")
 			used[inside] = 1
 			print
-			for (i = 1; i <= n[inside]; i++) print body[inside, i]
+			keep = check && inside ~ /^measured-/
+			if (!keep)
+				for (i = 1; i <= n[inside]; i++) print body[inside, i]
 			next
 		}
 		if (match($0, /^<!-- figures:[^ ]+ end -->$/)) {
 			e = substr($0, 14, length($0) - 21)
 			if (e != inside) fail("line " FNR ": end of " e " outside its block")
 			inside = ""
+			keep = 0
 			print
 			next
 		}
-		if (inside == "") print
+		if (inside == "" || keep) print
 	}
 	END {
 		if (bad) exit 1

@@ -82,6 +82,23 @@ readme_pair() {
 	[[ "$output" == *"-| x | 1.6 |"*"+| x | 1.5 |"* ]]
 }
 
+@test "figures.sh: a measured- block (CPU times) is rewritten, but -c checks only that it is there" {
+	printf 'a\n<!-- figures:measured-cpu begin -->\n| cpu | 0.60 |\n<!-- figures:measured-cpu end -->\n<!-- figures:m begin -->\n1\n<!-- figures:m end -->\n' > R.md
+	printf '@@ measured-cpu\n| cpu | 0.69 |\n@@ m\n1\n' > B.txt
+	"$TOP/pipelines/figures.sh" -c R.md B.txt
+	grep -qx '| cpu | 0.60 |' R.md
+	"$TOP/pipelines/figures.sh" R.md B.txt
+	grep -qx '| cpu | 0.69 |' R.md
+	# Still a drift elsewhere, and still a missing block.
+	sed -i 's/^1$/2/' R.md
+	run "$TOP/pipelines/figures.sh" -c R.md B.txt
+	[ "$status" -eq 1 ]
+	printf '@@ m\n2\n' > C.txt
+	run "$TOP/pipelines/figures.sh" -c R.md C.txt
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"block measured-cpu is not generated"* ]]
+}
+
 @test "figures.sh refuses blocks without a place, places without a block, unended blocks" {
 	readme_pair
 	printf '@@ a\nx\n' > A.txt

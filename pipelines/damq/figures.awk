@@ -151,7 +151,7 @@ END {
 
 	# CPU: a network point, and one swsim run (every load of a row)
 	# against the row's network runs.
-	block("cpu")
+	block("measured-cpu")
 	print "| net | network point: mean (min-max) s | swsim run: min-max s | swsim / row's network runs |"
 	print "|-----|----------------------------------|----------------------|----------------------------|"
 	for (ni = 1; ni <= nn; ni++) {
