@@ -1356,6 +1356,27 @@ static void *flit_create(mp_sim *sim, const mp_net *net,
 			   ", --buffer" : "", f->nr, f->nports, nvc, 1u << 28);
 		goto fail;
 	}
+	/* What the queues' state and flit rings will take (a ring holds
+	 * its VC's buffer, an unbounded one starts at two packets): refuse
+	 * in one line what this machine cannot hold, rather than be killed
+	 * by the kernel half-way through setting it up. */
+	{
+		double rcap = 2.0 * f->L;
+		for (unsigned v = 0; v < f->nvn; v++)
+			if (f->vn[v].buf > rcap)
+				rcap = f->vn[v].buf;
+		double need = (double)f->nr * per *
+			      (sizeof(struct ivc) + sizeof(struct ovc) +
+			       2 * sizeof(int32_t) + rcap * sizeof(struct flit));
+		double have = mp_phys_bytes();
+		if (have > 0 && need > have) {
+			mp_err_set(err, "--topo, --buf-flits: %u routers of %u "
+					"queues need about %.1f GB, more than "
+					"this machine's %.1f GB", f->nr, per,
+				   need / 1e9, have / 1e9);
+			goto fail;
+		}
+	}
 	uint32_t W = f->W = (per + 63) / 64;
 	f->fast = W == 1 && f->direct;
 	uint32_t nterm = mp_net_terminals(net);

@@ -224,3 +224,9 @@ uint32_t mp_crc32(uint32_t crc, const void *buf, size_t len)
 		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
+
+double mp_phys_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+}

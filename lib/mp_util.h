@@ -79,6 +79,9 @@ int mp_opt_err(int c, int opt, const char *word, mp_err *err);
 uint32_t mp_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* Little-endian loads and stores, independent of the host's byte order. */
+/* This machine's physical memory in bytes, or 0 when unknown. */
+double mp_phys_bytes(void);
+
 static inline uint16_t mp_le16(const unsigned char *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);

@@ -397,3 +397,14 @@ orgs_clean() {
 	# Streams whose load is not in flits carry no such key.
 	wlgen --preset torus --load 0.1 -n 100 | mpcat -H | grep -c '^packet_flits=' | grep -qx 0
 }
+
+@test "hostile: queues no machine can hold are refused in one line before any allocation" {
+	wlgen --preset damq --topo kary:16,3 --load 0.1 -n 100 --seed 1 > "$T/w.mps"
+	# 4096 routers x 32 queues x 2^20 flits of 16 bytes: about 1.1 TB.
+	run netrun --preset damq --topo kary:16,3 --buffer damq --buf-flits 1048576 "$T/w.mps"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "netrun: --topo, --buf-flits: 4096 routers of 32 queues need about 1099.5 GB, more than this machine's "*" GB; try 'netrun -h'" ]]
+	# The same network with 64 flits per input runs.
+	netrun --preset damq --topo kary:16,3 --buffer damq --buf-flits 64 "$T/w.mps" > /dev/null
+}
