@@ -14,6 +14,8 @@
 struct preset {
 	const char *name, *desc, *fabric, *workload;
 	const char *time_unit; /* what one unit of time is */
+	int load_flits;	       /* wlgen's load is in flits per node per
+				* cycle, not PE-port time (mp_cfg_pe_time) */
 };
 
 static const struct preset presets[] = {
@@ -23,28 +25,28 @@ static const struct preset presets[] = {
 	  "header-time=12 inject-setup=80 eject-setup=20 links=half "
 	  "pe-port=shared bp=message deadlock=none retry=immediate payload=128",
 	  "workload=bimodal long=10% short-min=1 short-max=5 long-len=25",
-	  "byte" },
+	  "byte", 0 },
 	{ "fedx", "Fed-X: 8x8 hexagonally connected torus, 10 buffers "
 		  "(HPL-96-17)",
 	  "model=packet family=hexrect size=8 route=adaptive buffers=10 packet-time=160 "
 	  "header-time=12 inject-setup=0 eject-setup=0 links=half "
 	  "pe-port=shared bp=message deadlock=hop-count retry=immediate "
 	  "payload=128",
-	  "workload=wk-mixture", "byte" },
+	  "workload=wk-mixture", "byte", 0 },
 	{ "torus", "8x8 torus, dimension order, 16-unit packets, separate "
 		   "injection and ejection channels",
 	  "model=packet family=torus size=8 route=deterministic buffers=16 packet-time=16 "
 	  "header-time=1 inject-setup=0 eject-setup=0 links=full "
 	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
 	  "payload=16",
-	  "workload=uniform", "flit" },
+	  "workload=uniform", "flit", 0 },
 	{ "rs", "Rexford-Shin: 8x8 torus, flit-level routers with virtual "
 		"channels, 16-flit packets, dimension order",
 	  "model=flit family=torus size=8 route=deterministic buffers=16 "
 	  "packet-time=16 header-time=1 inject-setup=0 eject-setup=0 "
 	  "links=full pe-port=separate bp=none deadlock=hop-count "
 	  "retry=immediate payload=16 packet-flits=16 switching=wormhole",
-	  "workload=uniform", "flit" },
+	  "workload=uniform", "flit", 0 },
 	/* Netrace's chip multiprocessor: one unit a cycle, a packet a
 	 * 16-byte flit (8-byte requests 1, 72-byte data 5). The packet
 	 * model stands in for a flit-level one until there is one. */
@@ -55,13 +57,13 @@ static const struct preset presets[] = {
 	  "header-time=1 inject-setup=0 eject-setup=0 links=full "
 	  "pe-port=separate bp=none deadlock=hop-count retry=immediate "
 	  "payload=16",
-	  "workload=uniform", "cycle" },
+	  "workload=uniform", "cycle", 0 },
 	{ "ncube", "indirect binary n-cube (butterfly) of 2x2 routers, "
 		   "synchronous units, FIFOs of B packets (Boughton)",
 	  "model=ncube topo=butterfly:2,3 fifo=2 arb=random sink=perfect "
 	  "packet-time=1 header-time=0 inject-setup=0 eject-setup=0 "
 	  "pe-port=separate payload=1",
-	  "workload=uniform arrival=bernoulli", "unit" },
+	  "workload=uniform arrival=bernoulli", "unit", 0 },
 	/* SPEC 3.5: the flit model with the buffer organizations; load in
 	 * flits per node per cycle (mp_cfg_pe_time); a hop is one cycle
 	 * (router delay 0), the time scale of swsim's estimate. */
@@ -72,7 +74,7 @@ static const struct preset presets[] = {
 	  "links=full pe-port=separate bp=none deadlock=hop-count "
 	  "retry=immediate payload=16 packet-flits=1 switching=vct "
 	  "buf-org=damq buf-flits=0 router-delay=0",
-	  "workload=uniform arrival=geometric", "cycle" },
+	  "workload=uniform arrival=geometric", "cycle", 1 },
 };
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -688,7 +690,8 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap)
 
 unsigned mp_cfg_load_flits(const struct mp_cfg *c)
 {
-	return strcmp(c->preset, "damq") == 0 ? c->packet_flits : 0;
+	const struct preset *p = find(c->preset);
+	return p && p->load_flits ? c->packet_flits : 0;
 }
 
 double mp_cfg_pe_time(const struct mp_cfg *c)

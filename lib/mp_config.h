@@ -116,7 +116,7 @@ size_t mp_cfg_format(const struct mp_cfg *c, char *buf, size_t cap);
 double mp_cfg_pe_time(const struct mp_cfg *c);
 
 /* The packet length in flits when a load is in flits per node per cycle
- * (preset damq), else 0. */
+ * (a preset whose table entry says so: damq), else 0. */
 unsigned mp_cfg_load_flits(const struct mp_cfg *c);
 
 /*
