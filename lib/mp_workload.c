@@ -151,14 +151,22 @@ static int parse_share(const char *val, double *out, const char *what,
 	return 0;
 }
 
-static int parse_len(const char *val, unsigned *out, const char *what,
-		     mp_err *err)
+/* An unsigned option in [lo, hi]. */
+static int parse_uint(const char *val, unsigned lo, unsigned hi,
+		      unsigned *out, const char *what, mp_err *err)
 {
 	uint64_t v;
-	if (mp_parse_u64(val, 1, 1000000, &v, what, err) < 0)
+	if (mp_parse_u64(val, lo, hi, &v, what, err) < 0)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
+}
+
+/* A length in packets: 1 to 10^6. */
+static int parse_len(const char *val, unsigned *out, const char *what,
+		     mp_err *err)
+{
+	return parse_uint(val, 1, 1000000, out, what, err);
 }
 
 /* Parse "old:new,old:new"; pairs may be NULL to only check. */
@@ -347,13 +355,8 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 		return parse_len(val, &c->long_len, what, err);
 	if (strcmp(name, "gt-length") == 0)
 		return parse_len(val, &c->gt_length, what, err);
-	if (strcmp(name, "payload") == 0) {
-		uint64_t v;
-		if (mp_parse_u64(val, 1, 1u << 30, &v, what, err) < 0)
-			return -1;
-		c->payload = (unsigned)v;
-		return 0;
-	}
+	if (strcmp(name, "payload") == 0)
+		return parse_uint(val, 1, 1u << 30, &c->payload, what, err);
 	if (strcmp(name, "arrival") == 0) {
 		if (val && strncmp(val, "model:", 6) == 0) {
 			char *end;
@@ -377,13 +380,8 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 	}
 	if (strcmp(name, "dest") == 0)
 		return set_dest(c, val, err);
-	if (strcmp(name, "hot-spots") == 0) {
-		uint64_t v;
-		if (mp_parse_u64(val, 0, 1000000, &v, what, err) < 0)
-			return -1;
-		c->hot_spots = (unsigned)v;
-		return 0;
-	}
+	if (strcmp(name, "hot-spots") == 0)
+		return parse_uint(val, 0, 1000000, &c->hot_spots, what, err);
 	if (strcmp(name, "hot-nodes") == 0)
 		return parse_hot_nodes(c, val, err);
 	if (strcmp(name, "seed") == 0)
@@ -413,13 +411,8 @@ int mp_wl_set(struct mp_wl_cfg *c, const char *name, const char *val,
 		c->drop_self = 1;
 		return 0;
 	}
-	if (strcmp(name, "chains") == 0) {
-		uint64_t v;
-		if (mp_parse_u64(val, 1, 1000000, &v, what, err) < 0)
-			return -1;
-		c->chains = (unsigned)v;
-		return 0;
-	}
+	if (strcmp(name, "chains") == 0)
+		return parse_uint(val, 1, 1000000, &c->chains, what, err);
 	if (strcmp(name, "think") == 0)
 		return mp_parse_double(val, 0, 1e12, 0, &c->think, what, err);
 	if (strcmp(name, "no-deps") == 0) {
