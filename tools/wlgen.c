@@ -237,7 +237,7 @@ static int listed(const char *const *list, const char *name)
 	return 0;
 }
 
-/* What a unit of time means, by preset (SPEC 3: the preset says). */
+/* Wall-clock seconds, for the progress line on a terminal. */
 static double now(void)
 {
 	struct timespec ts;
