@@ -607,11 +607,11 @@ int main(int argc, char **argv)
 	mp_rec rec;
 	int st = MP_SIM_OK, rc;
 	uint64_t nread = 0;
-	for (; out.deps;) {
+	/* Closed-loop replay releases messages as deliveries allow; an
+	 * open-loop stream is offered as it is read. */
+	if (out.deps)
 		st = run_deps(r, f, &out, &nread);
-		break;
-	}
-	for (; !out.deps;) {
+	while (!out.deps) {
 		rc = mp_reader_next(r, &rec);
 		if (rc < 0) {
 			mp_writer_abort(out.w);
