@@ -1643,8 +1643,6 @@ static size_t flit_report(const void *mo, size_t max, char *buf, size_t cap)
 {
 	const flitm *f = mo;
 	size_t len = 0, lines = 0;
-	if (cap)
-		buf[0] = '\0';
 	for (uint32_t i = 0; i < f->nivc && lines < max; i++) {
 		const struct ivc *c = &f->iv[i];
 		if (!c->n)
@@ -1653,15 +1651,14 @@ static size_t flit_report(const void *mo, size_t max, char *buf, size_t cap)
 		const struct pkt *p = &f->pkts[h->pkt];
 		const struct mp_sim_msg *m = mp_sim_msg(f->sh, p->msg);
 		uint32_t per = f->nports * f->nvc;
-		int k = snprintf(buf + len, len < cap ? cap - len : 0,
-				 "packet %u of message %llu (%u -> %u) at router %u "
-				 "port %u VC %u: flit %u of %u at the head, %u "
-				 "flits buffered, %s\n", p->seq,
-				 (unsigned long long)m->id, m->src, p->dst,
-				 i / per, c->port, i % f->nvc, h->idx, f->L, c->n,
-				 c->ovc == NIL ? "waiting for a VC" :
-				 "holding an output VC");
-		len += k > 0 ? (size_t)k : 0;
+		mp_sim_report_line(buf, cap, &len,
+				   "packet %u of message %llu (%u -> %u) at "
+				   "router %u port %u VC %u: flit %u of %u at the "
+				   "head, %u flits buffered, %s\n", p->seq,
+				   (unsigned long long)m->id, m->src, p->dst,
+				   i / per, c->port, i % f->nvc, h->idx, f->L,
+				   c->n, c->ovc == NIL ? "waiting for a VC"
+						       : "holding an output VC");
 		lines++;
 	}
 	return len;
