@@ -204,13 +204,12 @@ typedef struct flitm {
 static int fail(flitm *f, const char *fmt, ...) MP_PRINTF(2, 3);
 static int fail(flitm *f, const char *fmt, ...)
 {
-	char msg[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	mp_sim_vfail(f->sim, fmt, ap);
 	va_end(ap);
 	f->failed = f->watch = 1;
-	return mp_sim_fail(f->sim, "%s", msg);
+	return -1;
 }
 
 /* ------------------------------------------------------------------ */

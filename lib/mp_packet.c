@@ -170,14 +170,13 @@ struct fabric {
 MP_PRINTF(2, 3)
 static int fail(fabric *f, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	mp_sim_vfail(f->sim, fmt, ap);
 	va_end(ap);
 	f->failed = 1;
 	f->watch = 1;
-	return mp_sim_fail(f->sim, "%s", msg);
+	return -1;
 }
 
 /* The driver failed (output): stop at the end of the event. */

@@ -46,13 +46,19 @@ struct mp_sim {
 	char err[512];
 };
 
+int mp_sim_vfail(mp_sim *s, const char *fmt, va_list ap)
+{
+	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	s->failed = 1;
+	return -1;
+}
+
 int mp_sim_fail(mp_sim *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	mp_sim_vfail(s, fmt, ap);
 	va_end(ap);
-	s->failed = 1;
 	return -1;
 }
 
