@@ -416,17 +416,13 @@ inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
 			}
 			q = port - f->q0;
 		}
-		if (f->study) { /* the first class whose queue has room */
-			for (k = q; k < vn->vcs * vn->nq; k += vn->nq)
-				if (f->cred[f->iv[r->ivc0 + lv + k].pool] >=
-				    (int32_t)f->L)
-					break;
-		} else {
-			for (k = 0; k < vn->vcs * vn->nq; k++)
-				if (k % vn->nq == q &&
-				    f->iv[r->ivc0 + lv + k].n == 0)
-					break;
-		}
+		/* The first VC of queue q that is empty (study: the first
+		 * class whose queue has room). */
+		for (k = q; k < vn->vcs * vn->nq; k += vn->nq)
+			if (f->study ? f->cred[f->iv[r->ivc0 + lv + k].pool] >=
+					       (int32_t)f->L
+				     : f->iv[r->ivc0 + lv + k].n == 0)
+				break;
 		if (k >= vn->vcs * vn->nq)
 			return 0;
 		uint32_t pi = pkt_alloc(f);
