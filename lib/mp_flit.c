@@ -204,13 +204,12 @@ typedef struct flitm {
 static int fail(flitm *f, const char *fmt, ...) MP_PRINTF(2, 3);
 static int fail(flitm *f, const char *fmt, ...)
 {
-	char msg[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	mp_sim_vfail(f->sim, fmt, ap);
 	va_end(ap);
 	f->failed = f->watch = 1;
-	return mp_sim_fail(f->sim, "%s", msg);
+	return -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -301,13 +300,12 @@ static inline void visit(flitm *f, uint32_t x, uint64_t t, uint32_t *n)
 	}
 }
 
-static inline struct flit *fifo_at(flitm *f, const struct ivc *c, uint32_t k)
+static inline struct flit *fifo_at(const struct ivc *c, uint32_t k)
 {
 	uint32_t i = c->head + k;
 	if (i >= c->cap)
 		i -= c->cap;
 	return &c->ring[i];
-	(void)f;
 }
 
 /* Double the ring of an unbounded queue. */
@@ -318,7 +316,7 @@ static int ring_grow(flitm *f, struct ivc *c)
 	if (!r)
 		return fail(f, "out of memory (unbounded buffer)");
 	for (uint32_t i = 0; i < c->n; i++)
-		r[i] = *fifo_at(f, c, i);
+		r[i] = *fifo_at(c, i);
 	free(c->ring);
 	c->ring = r;
 	c->head = 0;
@@ -418,17 +416,13 @@ inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
 			}
 			q = port - f->q0;
 		}
-		if (f->study) { /* the first class whose queue has room */
-			for (k = q; k < vn->vcs * vn->nq; k += vn->nq)
-				if (f->cred[f->iv[r->ivc0 + lv + k].pool] >=
-				    (int32_t)f->L)
-					break;
-		} else {
-			for (k = 0; k < vn->vcs * vn->nq; k++)
-				if (k % vn->nq == q &&
-				    f->iv[r->ivc0 + lv + k].n == 0)
-					break;
-		}
+		/* The first VC of queue q that is empty (study: the first
+		 * class whose queue has room). */
+		for (k = q; k < vn->vcs * vn->nq; k += vn->nq)
+			if (f->study ? f->cred[f->iv[r->ivc0 + lv + k].pool] >=
+					       (int32_t)f->L
+				     : f->iv[r->ivc0 + lv + k].n == 0)
+				break;
 		if (k >= vn->vcs * vn->nq)
 			return 0;
 		uint32_t pi = pkt_alloc(f);
@@ -457,7 +451,7 @@ inject_lane(flitm *f, uint32_t x, uint32_t tp, uint32_t term, unsigned lane,
 					return -1;
 				}
 			for (uint32_t j = 0; j < f->L; j++) {
-				struct flit *fl = fifo_at(f, c, c->n + j);
+				struct flit *fl = fifo_at(c, c->n + j);
 				fl->ready = t + f->R;
 				fl->pkt = pi;
 				fl->idx = j;
@@ -514,7 +508,7 @@ static uint32_t allocate(flitm *f, uint32_t x, uint32_t lv, struct ivc *c,
 	if (vn->sw == MP_SW_PS) {
 		/* Store and forward: the whole packet is here and ready. */
 		uint32_t tail = f->L - 1 - h->idx;
-		if (c->n <= tail || fifo_at(f, c, tail)->ready > t)
+		if (c->n <= tail || fifo_at(c, tail)->ready > t)
 			return NIL;
 	}
 	const struct oport *o = &f->op[x * f->nports + c->oport];
@@ -568,7 +562,7 @@ static uint32_t study_target(flitm *f, uint32_t x, struct ivc *c,
 		return NIL;
 	if (vn->sw == MP_SW_PS) {
 		uint32_t tail = f->L - 1 - h->idx;
-		if (c->n <= tail || fifo_at(f, c, tail)->ready > f->now)
+		if (c->n <= tail || fifo_at(c, tail)->ready > f->now)
 			return NIL;
 	}
 	unsigned cls = 0, q = 0;
@@ -604,7 +598,7 @@ move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, const uint32_t W)
 {
 	struct router *r = &f->r[x];
 	struct ivc *c = &f->iv[r->ivc0 + lv];
-	struct flit fl = *fifo_at(f, c, 0);
+	struct flit fl = *fifo_at(c, 0);
 	struct ovc *ov = &f->ov[c->ovc];
 	struct oport *o = &f->op[x * f->nports + c->oport];
 	struct pkt *p = &f->pkts[fl.pkt];
@@ -645,7 +639,7 @@ move(flitm *f, uint32_t x, uint32_t lv, uint64_t t, const uint32_t W)
 				fail(f, "router %u: a flit into a full buffer", o->peer);
 			return;
 		}
-		struct flit *s = fifo_at(f, d, d->n);
+		struct flit *s = fifo_at(d, d->n);
 		s->ready = t + f->D + f->R;
 		s->pkt = fl.pkt;
 		s->idx = fl.idx;
@@ -734,7 +728,7 @@ static uint32_t oldest_pick(flitm *f, const struct router *r,
 			m &= ~(~0ull << (s & 63));
 		for (; m; m &= m - 1) {
 			uint32_t w = wd * 64 + (uint32_t)__builtin_ctzll(m);
-			uint64_t t = fifo_at(f, &f->iv[r->ivc0 + w], 0)->ready;
+			uint64_t t = fifo_at(&f->iv[r->ivc0 + w], 0)->ready;
 			if (t < bt) {
 				bt = t;
 				best = w;
@@ -769,7 +763,7 @@ cycle_w(flitm *f, uint32_t x, uint64_t t, const uint32_t W, const int direct)
 		for (uint64_t m = rm[wd]; m; m &= m - 1) {
 			uint32_t lv = wd * 64 + (uint32_t)__builtin_ctzll(m);
 			struct ivc *c = &f->iv[r->ivc0 + lv];
-			const struct flit *h = fifo_at(f, c, 0);
+			const struct flit *h = fifo_at(c, 0);
 			if (h->ready > t)
 				continue;
 			uint32_t o = c->ovc;
@@ -858,7 +852,7 @@ cycle_w(flitm *f, uint32_t x, uint64_t t, const uint32_t W, const int direct)
 			}
 			if (f->cfg.arb == MP_ARB_CREDIT &&
 			    (f->gtmask[w >> 6] >> (w & 63) & 1) &&
-			    fifo_at(f, &f->iv[r->ivc0 + w], 0)->idx == 0)
+			    fifo_at(&f->iv[r->ivc0 + w], 0)->idx == 0)
 				o->be_quota = f->cfg.arb_alpha;
 			bm_clr(rq, w, W);
 			uint32_t pi = w / f->nvc;
@@ -866,7 +860,7 @@ cycle_w(flitm *f, uint32_t x, uint64_t t, const uint32_t W, const int direct)
 				  (int)(r->inj_ports >> pi & 1);
 			struct ivc *cw = &f->iv[r->ivc0 + w];
 			if (f->study && cw->ovc == NIL) { /* take the port */
-				cw->ovc = study_target(f, x, cw, fifo_at(f, cw, 0));
+				cw->ovc = study_target(f, x, cw, fifo_at(cw, 0));
 				if (cw->ovc == NIL) {
 					fail(f, "router %u: lost its output VC", x);
 					return 1;
@@ -1028,7 +1022,7 @@ MP_COLD static int self_check(flitm *f)
 			if (c->n)
 				bm_set(mask, lv);
 			for (uint32_t k = 0; k < c->n && !rc; k++) {
-				const struct flit *a = fifo_at(f, c, k);
+				const struct flit *a = fifo_at(c, k);
 				if (a->pkt >= f->npkts || !f->pkts[a->pkt].live) {
 					rc = fail(f, "self-check at t=%llu: router "
 						     "%u VC %u holds a flit of no "
@@ -1044,9 +1038,9 @@ MP_COLD static int self_check(flitm *f)
 						     "%u queue %u of output %u holds "
 						     "a packet for another output", t,
 						  x, lv, c->q);
-				if (k && a->idx && (fifo_at(f, c, k - 1)->pkt !=
+				if (k && a->idx && (fifo_at(c, k - 1)->pkt !=
 						    a->pkt ||
-						    fifo_at(f, c, k - 1)->idx + 1 !=
+						    fifo_at(c, k - 1)->idx + 1 !=
 						    a->idx))
 					rc = fail(f, "self-check at t=%llu: router "
 						     "%u VC %u: flits out of order",
@@ -1643,8 +1637,6 @@ static size_t flit_report(const void *mo, size_t max, char *buf, size_t cap)
 {
 	const flitm *f = mo;
 	size_t len = 0, lines = 0;
-	if (cap)
-		buf[0] = '\0';
 	for (uint32_t i = 0; i < f->nivc && lines < max; i++) {
 		const struct ivc *c = &f->iv[i];
 		if (!c->n)
@@ -1653,15 +1645,14 @@ static size_t flit_report(const void *mo, size_t max, char *buf, size_t cap)
 		const struct pkt *p = &f->pkts[h->pkt];
 		const struct mp_sim_msg *m = mp_sim_msg(f->sh, p->msg);
 		uint32_t per = f->nports * f->nvc;
-		int k = snprintf(buf + len, len < cap ? cap - len : 0,
-				 "packet %u of message %llu (%u -> %u) at router %u "
-				 "port %u VC %u: flit %u of %u at the head, %u "
-				 "flits buffered, %s\n", p->seq,
-				 (unsigned long long)m->id, m->src, p->dst,
-				 i / per, c->port, i % f->nvc, h->idx, f->L, c->n,
-				 c->ovc == NIL ? "waiting for a VC" :
-				 "holding an output VC");
-		len += k > 0 ? (size_t)k : 0;
+		mp_sim_report_line(buf, cap, &len,
+				   "packet %u of message %llu (%u -> %u) at "
+				   "router %u port %u VC %u: flit %u of %u at the "
+				   "head, %u flits buffered, %s\n", p->seq,
+				   (unsigned long long)m->id, m->src, p->dst,
+				   i / per, c->port, i % f->nvc, h->idx, f->L,
+				   c->n, c->ovc == NIL ? "waiting for a VC"
+						       : "holding an output VC");
 		lines++;
 	}
 	return len;

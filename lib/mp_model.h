@@ -73,8 +73,9 @@ struct mp_model_ops {
 			 struct mp_util *u);
 	/* Refused attempts and events so far. */
 	void (*counts)(const void *m, uint64_t *refusals, uint64_t *events);
-	/* The packets held (up to max), one per line, into buf; returns the
-	 * length needed. */
+	/* The packets held (up to max), one per line, appended with
+	 * mp_sim_report_line to buf (the driver has emptied it); returns
+	 * the length needed. */
 	size_t (*report)(const void *m, size_t max, char *buf, size_t cap);
 	/* Latency of a packet alone in the network (zero load) over h hops
 	 * under cfg: what the contract test checks at very low load. */

@@ -1042,23 +1042,19 @@ static size_t ncube_report(const void *mo, size_t max, char *buf, size_t cap)
 {
 	const ncube *m = mo;
 	size_t len = 0, lines = 0;
-	if (cap)
-		buf[0] = '\0';
 	for (uint32_t qi = 0; qi < m->nq && lines < max; qi++) {
 		const struct fifo *f = &m->fq[qi];
 		for (uint32_t i = 0; i < f->n && lines < max; i++, lines++) {
 			uint32_t k = (f->head + i) % m->B;
 			const struct slot *sl = &m->slots[(size_t)qi * m->B + k];
 			const struct mp_sim_msg *g = &m->sh->msgs[m->pks[sl->pk].msg];
-			int r = snprintf(buf + (len < cap ? len : cap),
-					 len < cap ? cap - len : 0,
-					 "  message %llu packet %u (%u -> %u): "
-					 "stage %u switch %u input %u, place %u\n",
-					 (unsigned long long)g->id,
-					 m->pks[sl->pk].seq, g->src, sl->dst,
-					 m->graph ? 0 : qi / m->n, qi / m->A,
-					 qi % m->A, i);
-			len += r > 0 ? (size_t)r : 0;
+			mp_sim_report_line(buf, cap, &len,
+					   "  message %llu packet %u (%u -> %u): "
+					   "stage %u switch %u input %u, place "
+					   "%u\n", (unsigned long long)g->id,
+					   m->pks[sl->pk].seq, g->src, sl->dst,
+					   m->graph ? 0 : qi / m->n, qi / m->A,
+					   qi % m->A, i);
 		}
 	}
 	return len;

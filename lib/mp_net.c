@@ -148,12 +148,12 @@ static int build_cayley(mp_net *n, mp_topo *t, mp_err *err)
 	if (rc < 0)
 		return -1;
 	for (uint32_t x = 0; x < n->nsw; x++) {
+		unsigned r, c;
+		mp_topo_coords(n->topo, x, &r, &c);
 		for (unsigned d = 0; d < deg; d++) {
 			uint32_t y = mp_topo_neighbor(n->topo, x, d);
 			/* The mesh's directions imply links across its edges,
 			 * which lie on no route: not links here. */
-			unsigned r, c;
-			mp_topo_coords(n->topo, x, &r, &c);
 			if (n->fam == F_MESH &&
 			    ((d == 0 && c + 1 == n->cols) ||
 			     (d == 1 && r + 1 == n->rows) || (d == 2 && c == 0) ||

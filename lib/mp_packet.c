@@ -170,14 +170,13 @@ struct fabric {
 MP_PRINTF(2, 3)
 static int fail(fabric *f, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	mp_sim_vfail(f->sim, fmt, ap);
 	va_end(ap);
 	f->failed = 1;
 	f->watch = 1;
-	return mp_sim_fail(f->sim, "%s", msg);
+	return -1;
 }
 
 /* The driver failed (output): stop at the end of the event. */
@@ -1640,21 +1639,18 @@ static size_t packet_report(const void *mo, size_t max, char *buf, size_t cap)
 	static const char *const st[] = { "being routed", "waiting",
 					  "refused, retrying", "moving on" };
 	size_t len = 0, lines = 0;
-	if (cap)
-		buf[0] = '\0';
 	for (uint32_t i = 0; i < f->npkts && lines < max; i++) {
 		const struct pkt *p = &f->pkts[i];
 		if (!p->live)
 			continue;
 		const struct mp_sim_msg *m = msg(f, p->msg);
 		const struct node *n = &f->nodes[p->node];
-		int k = snprintf(buf + len, len < cap ? cap - len : 0,
-				 "packet %u of message %llu (%u -> %u) at node %u "
-				 "(%u/%u buffers): %s, directions 0x%02x\n",
-				 p->seq, (unsigned long long)m->id, m->src, p->dst,
-				 p->node, n->used, f->cfg.buffers, st[p->state],
-				 (unsigned)(p->best | p->nf));
-		len += k > 0 ? (size_t)k : 0;
+		mp_sim_report_line(buf, cap, &len,
+				   "packet %u of message %llu (%u -> %u) at node "
+				   "%u (%u/%u buffers): %s, directions 0x%02x\n",
+				   p->seq, (unsigned long long)m->id, m->src,
+				   p->dst, p->node, n->used, f->cfg.buffers,
+				   st[p->state], (unsigned)(p->best | p->nf));
 		lines++;
 	}
 	return len;

@@ -46,13 +46,19 @@ struct mp_sim {
 	char err[512];
 };
 
+int mp_sim_vfail(mp_sim *s, const char *fmt, va_list ap)
+{
+	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	s->failed = 1;
+	return -1;
+}
+
 int mp_sim_fail(mp_sim *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	mp_sim_vfail(s, fmt, ap);
 	va_end(ap);
-	s->failed = 1;
 	return -1;
 }
 
@@ -606,7 +612,21 @@ void mp_sim_counts(const mp_sim *s, struct mp_sim_counts *c)
 
 size_t mp_sim_report(const mp_sim *s, size_t max, char *buf, size_t cap)
 {
+	if (cap)
+		buf[0] = '\0';
 	return s->ops->report(s->m, max, buf, cap);
+}
+
+void mp_sim_report_line(char *buf, size_t cap, size_t *len, const char *fmt,
+			...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + (*len < cap ? *len : cap),
+			  *len < cap ? cap - *len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n;
 }
 
 const char *mp_sim_error(const mp_sim *s)

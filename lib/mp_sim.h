@@ -19,6 +19,7 @@
 #ifndef MP_SIM_H
 #define MP_SIM_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -254,6 +255,14 @@ int mp_sim_delivered(mp_sim *s, const struct mp_sim_pkt *p, uint64_t now);
 
 /* Record a failure (the run stops with MP_SIM_ERROR). Returns -1. */
 int mp_sim_fail(mp_sim *s, const char *fmt, ...) MP_PRINTF(2, 3);
+/* The same with a va_list, for a model's own failure wrapper. */
+int mp_sim_vfail(mp_sim *s, const char *fmt, va_list ap) MP_PRINTF(2, 0);
+
+/* A model's report (mp_model_ops report): append one line, formatted as
+ * by printf, to buf of capacity cap (truncated, always terminated) and
+ * add its full length to *len, the length the report needs. */
+void mp_sim_report_line(char *buf, size_t cap, size_t *len, const char *fmt,
+			...) MP_PRINTF(4, 5);
 
 /* Packets accepted and not yet delivered. */
 uint64_t mp_sim_in_flight(const mp_sim *s);
