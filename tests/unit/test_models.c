@@ -186,12 +186,15 @@ int main(void)
 		size_t nruns = 0, npre = 0;
 		const char *pn;
 		/* After the presets, networks of one model on a preset of
-		 * its own: the ncube model's grid and tree, the flit
-		 * model's omega and binary 8-cube (9-port routers, more
-		 * than 64 input queues with per-output queues). */
+		 * its own: the ncube model's omega, crossbar, grid and
+		 * tree, the flit model's omega and binary 8-cube (9-port
+		 * routers, more than 64 input queues with per-output
+		 * queues). */
 		static const struct {
 			const char *preset, *topo, *model;
 		} extra[] = {
+			{ "ncube", "omega:2,3", "ncube" },
+			{ "ncube", "crossbar:4", "ncube" },
 			{ "ncube", "grid:3x4", "ncube" },
 			{ "ncube", "tree:3,2", "ncube" },
 			{ "damq", "omega:4,2", "flit" },
