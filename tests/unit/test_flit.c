@@ -16,6 +16,7 @@
 #include "mp_rng.h"
 #include "mp_sim.h"
 #include "t.h"
+#include "t_sim.h"
 
 struct sink {
 	uint64_t hash, pkts, dlvs, bad, checked;
@@ -123,15 +124,7 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n,
 		s->arrive[id] = m.time;
 		st = mp_sim_offer(sim, &m);
 	}
-	if (st == MP_SIM_OK) {
-		mp_sim_input_done(sim);
-		st = mp_sim_run(sim, UINT64_MAX);
-	}
-	if (st == MP_SIM_OK)
-		st = mp_sim_finish(sim, st);
-	snprintf(errbuf, 256, "%.200s", st == MP_SIM_OK ? "" : mp_sim_error(sim));
-	mp_sim_free(sim);
-	return st;
+	return t_sim_end(sim, st, errbuf);
 }
 
 static void rs(struct mp_cfg *c)

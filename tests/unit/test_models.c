@@ -16,6 +16,7 @@
 #include "mp_rng.h"
 #include "mp_sim.h"
 #include "t.h"
+#include "t_sim.h"
 
 #define NMSG 1500
 
@@ -142,15 +143,10 @@ static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
 		s->arrive[id] = m.time;
 		st = mp_sim_offer(sim, &m);
 	}
-	if (st == MP_SIM_OK) {
-		mp_sim_input_done(sim);
-		st = mp_sim_run(sim, UINT64_MAX);
-	}
-	if (st == MP_SIM_OK)
-		st = mp_sim_finish(sim, st);
+	char msg[256];
+	st = t_sim_end(sim, st, msg);
 	if (st != MP_SIM_OK)
-		printf("# %s: status %d: %s\n", ops->name, st, mp_sim_error(sim));
-	mp_sim_free(sim);
+		printf("# %s: status %d: %s\n", ops->name, st, msg);
 	return st;
 }
 

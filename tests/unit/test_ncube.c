@@ -33,6 +33,7 @@
 #include "mp_model.h"
 #include "mp_sim.h"
 #include "t.h"
+#include "t_sim.h"
 
 #define BATCH 2000   /* units per batch */
 #define NBATCH 200
@@ -94,16 +95,10 @@ static int run(const char *const *opts, double p, uint64_t n, uint64_t seed,
 		printf("# %s\n", err.msg);
 		return -1;
 	}
-	int st = mp_sim_run(sim, UINT64_MAX);
-	if (st == MP_SIM_OK) {
-		mp_sim_input_done(sim);
-		st = mp_sim_run(sim, UINT64_MAX);
-	}
-	if (st == MP_SIM_OK)
-		st = mp_sim_finish(sim, st);
+	char msg[256];
+	int st = t_sim_end(sim, mp_sim_run(sim, UINT64_MAX), msg);
 	if (st != MP_SIM_OK)
-		printf("# status %d: %s\n", st, mp_sim_error(sim));
-	mp_sim_free(sim);
+		printf("# status %d: %s\n", st, msg);
 	return st;
 }
 
