@@ -1,7 +1,8 @@
 /*
- * The end of a unit test's simulator run, shared by the model tests:
- * after the messages are offered, the input is closed, the simulator runs
- * to the end and finishes, and the simulator is freed.
+ * What the model unit tests share: a hash of the records a run emits (to
+ * compare runs), and the end of a run: after the messages are offered, the
+ * input is closed, the simulator runs to the end and finishes, and the
+ * simulator is freed.
  */
 #ifndef T_SIM_H
 #define T_SIM_H
@@ -10,6 +11,14 @@
 #include <stdio.h>
 
 #include "mp_sim.h"
+
+/* The hash of no records (FNV-1a's offset basis); t_mix folds v into *h. */
+#define T_HASH0 0xcbf29ce484222325ull
+
+static inline void t_mix(uint64_t *h, uint64_t v)
+{
+	*h = (*h ^ v) * 0x100000001b3ull;
+}
 
 /* Ends sim's run when st (the status so far) is MP_SIM_OK, then frees sim.
  * Returns the run's status; errbuf (256 bytes) gets the simulator's message

@@ -27,22 +27,17 @@ struct sink {
 	struct mp_run run;
 };
 
-static void mix(struct sink *s, uint64_t v)
-{
-	s->hash = (s->hash ^ v) * 0x100000001b3ull;
-}
-
 static int emit(void *ctx, const mp_rec *r)
 {
 	struct sink *s = ctx;
-	mix(s, r->tag);
+	t_mix(&s->hash, r->tag);
 	if (r->tag == MP_REC_PKT) {
 		const struct mp_pkt *p = &r->pkt;
 		s->pkts++;
-		mix(s, p->msg);
-		mix(s, p->t_inject);
-		mix(s, p->t_eject);
-		mix(s, p->hops);
+		t_mix(&s->hash, p->msg);
+		t_mix(&s->hash, p->t_inject);
+		t_mix(&s->hash, p->t_eject);
+		t_mix(&s->hash, p->hops);
 		if (s->want) {
 			s->checked++;
 			if (p->t_inject != s->arrive[p->msg] ||
@@ -55,7 +50,7 @@ static int emit(void *ctx, const mp_rec *r)
 	} else if (r->tag == MP_REC_RUN) {
 		s->run = r->run;
 	} else if (r->tag == MP_REC_UTIL) {
-		mix(s, r->util.busy);
+		t_mix(&s->hash, r->util.busy);
 	}
 	return 0;
 }
@@ -94,7 +89,7 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n,
 	mp_rng rng;
 	mp_sim_defaults(cfg, &o);
 	o.self_check = 1;
-	s->hash = 0xcbf29ce484222325ull;
+	s->hash = T_HASH0;
 	s->pkts = s->dlvs = s->bad = s->checked = 0;
 	s->cfg = cfg;
 	mp_sim *sim = mp_sim_new(mp_model_find("flit"), cfg, &pol, &o, emit, s,

@@ -28,21 +28,16 @@ struct sink {
 	struct mp_run run;
 };
 
-static void mix(struct sink *s, uint64_t v)
-{
-	s->hash = (s->hash ^ v) * 0x100000001b3ull;
-}
-
 static int emit(void *ctx, const mp_rec *r)
 {
 	struct sink *s = ctx;
-	mix(s, r->tag);
+	t_mix(&s->hash, r->tag);
 	if (r->tag == MP_REC_PKT) {
 		s->pkts++;
 		s->lat += r->pkt.t_eject - r->pkt.t_inject;
-		mix(s, r->pkt.msg);
-		mix(s, r->pkt.t_inject);
-		mix(s, r->pkt.t_eject);
+		t_mix(&s->hash, r->pkt.msg);
+		t_mix(&s->hash, r->pkt.t_inject);
+		t_mix(&s->hash, r->pkt.t_eject);
 	} else if (r->tag == MP_REC_DLV) {
 		s->dlvs++;
 	} else if (r->tag == MP_REC_RUN) {
@@ -63,7 +58,7 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n, double p,
 	mp_sim_defaults(cfg, &o);
 	o.self_check = check;
 	memset(s, 0, sizeof *s);
-	s->hash = 0xcbf29ce484222325ull;
+	s->hash = T_HASH0;
 	mp_sim *sim = mp_sim_new(mp_model_find("flit"), cfg, &pol, &o, emit, s,
 				 &err);
 	if (!sim) {

@@ -34,27 +34,22 @@ struct sink {
 	int zero_load;       /* check each packet against the formula */
 };
 
-static void mix(struct sink *s, uint64_t v)
-{
-	s->hash = (s->hash ^ v) * 0x100000001b3ull;
-}
-
 static int sink_emit(void *ctx, const mp_rec *r)
 {
 	struct sink *s = ctx;
-	mix(s, r->tag);
+	t_mix(&s->hash, r->tag);
 	switch (r->tag) {
 	case MP_REC_PKT: {
 		const struct mp_pkt *p = &r->pkt;
 		s->pkts++;
-		mix(s, p->msg);
-		mix(s, p->seq);
-		mix(s, p->src);
-		mix(s, p->dst);
-		mix(s, p->t_inject);
-		mix(s, p->t_eject);
-		mix(s, p->hops);
-		mix(s, p->refusals);
+		t_mix(&s->hash, p->msg);
+		t_mix(&s->hash, p->seq);
+		t_mix(&s->hash, p->src);
+		t_mix(&s->hash, p->dst);
+		t_mix(&s->hash, p->t_inject);
+		t_mix(&s->hash, p->t_eject);
+		t_mix(&s->hash, p->hops);
+		t_mix(&s->hash, p->refusals);
 		if (p->msg >= NMSG || p->seq >= s->len[p->msg]) {
 			s->bad_seq++;
 			break;
@@ -71,20 +66,20 @@ static int sink_emit(void *ctx, const mp_rec *r)
 	}
 	case MP_REC_DLV:
 		s->dlvs++;
-		mix(s, r->dlv.id);
-		mix(s, r->dlv.t_done);
-		mix(s, r->dlv.hops);
+		t_mix(&s->hash, r->dlv.id);
+		t_mix(&s->hash, r->dlv.t_done);
+		t_mix(&s->hash, r->dlv.hops);
 		if (r->dlv.id >= NMSG || s->dlv_seen[r->dlv.id]++ ||
 		    s->pkt_seen[r->dlv.id] != s->len[r->dlv.id])
 			s->bad_seq++;
 		break;
 	case MP_REC_UTIL:
 		s->utils++;
-		mix(s, r->util.scope);
-		mix(s, r->util.t);
-		mix(s, r->util.busy);
-		mix(s, r->util.refused);
-		mix(s, r->util.transfers);
+		t_mix(&s->hash, r->util.scope);
+		t_mix(&s->hash, r->util.t);
+		t_mix(&s->hash, r->util.busy);
+		t_mix(&s->hash, r->util.refused);
+		t_mix(&s->hash, r->util.transfers);
 		break;
 	case MP_REC_RUN:
 		s->runs++;
@@ -109,7 +104,7 @@ static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
 
 	memset(s->pkt_seen, 0, NMSG * sizeof *s->pkt_seen);
 	memset(s->dlv_seen, 0, NMSG);
-	s->hash = 0xcbf29ce484222325ull;
+	s->hash = T_HASH0;
 	s->pkts = s->dlvs = s->utils = s->runs = 0;
 	s->bad_latency = s->bad_seq = s->checked = 0;
 	s->ops = ops;
