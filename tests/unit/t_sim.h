@@ -9,7 +9,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "mp_rng.h"
 #include "mp_sim.h"
 
 /* The hash of no records (FNV-1a's offset basis); t_mix folds v into *h. */
@@ -18,6 +20,25 @@
 static inline void t_mix(uint64_t *h, uint64_t v)
 {
 	*h = (*h ^ v) * 0x100000001b3ull;
+}
+
+/* Message id, *t later by gap (exponential gaps with mean gap unless
+ * fixed), from a random terminal of nodes to another; the caller sets the
+ * packets and the rest. */
+static inline struct mp_msg t_sim_msg(mp_rng *rng, uint64_t id, double *t,
+				      double gap, int fixed, uint32_t nodes)
+{
+	struct mp_msg m;
+	memset(&m, 0, sizeof m);
+	*t += fixed ? gap : mp_rng_exp(rng, gap);
+	m.tag = MP_REC_MSG;
+	m.id = id;
+	m.time = (uint64_t)*t;
+	m.src = (uint32_t)mp_rng_below(rng, nodes);
+	do
+		m.dst = (uint32_t)mp_rng_below(rng, nodes);
+	while (m.dst == m.src);
+	return m;
 }
 
 /* Ends sim's run when st (the status so far) is MP_SIM_OK, then frees sim.

@@ -104,16 +104,7 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n,
 	double t = 0;
 	int st = MP_SIM_OK;
 	for (unsigned id = 0; id < n && st == MP_SIM_OK; id++) {
-		struct mp_msg m;
-		memset(&m, 0, sizeof m);
-		t += fixed ? gap : mp_rng_exp(&rng, gap);
-		m.tag = MP_REC_MSG;
-		m.id = id;
-		m.time = (uint64_t)t;
-		m.src = (uint32_t)mp_rng_below(&rng, nodes);
-		do
-			m.dst = (uint32_t)mp_rng_below(&rng, nodes);
-		while (m.dst == m.src);
+		struct mp_msg m = t_sim_msg(&rng, id, &t, gap, fixed, nodes);
 		m.packets = len;
 		m.cls = (uint8_t)(cls >= 0 ? cls : (int)mp_rng_below(&rng, 2));
 		s->arrive[id] = m.time;

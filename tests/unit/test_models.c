@@ -122,16 +122,7 @@ static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
 	double t = 0;
 	int st = MP_SIM_OK;
 	for (uint64_t id = 0; id < NMSG && st == MP_SIM_OK; id++) {
-		struct mp_msg m;
-		memset(&m, 0, sizeof m);
-		t += mp_rng_exp(&rng, gap);
-		m.tag = MP_REC_MSG;
-		m.id = id;
-		m.time = (uint64_t)t;
-		m.src = (uint32_t)mp_rng_below(&rng, n);
-		do
-			m.dst = (uint32_t)mp_rng_below(&rng, n);
-		while (m.dst == m.src);
+		struct mp_msg m = t_sim_msg(&rng, id, &t, gap, 0, n);
 		m.packets = 1 + (uint32_t)mp_rng_below(&rng, maxlen);
 		m.bytes = m.packets * cfg->payload;
 		s->len[id] = m.packets;
