@@ -36,6 +36,22 @@ orgs_clean() {
 	done
 }
 
+# zero_load TOPO ORG L: 3000 messages of L-flit packets at load 0.001 on
+# TOPO through ORG buffers; the mean packet latency is hops + L - 1 (a hop
+# a cycle), within 1%.
+zero_load() {
+	wlgen --preset damq --topo $1 --load 0.001 --packet-flits $3 -n 3000 --seed 4 > "$T/w.mps"
+	netrun --preset damq --topo $1 --packet-flits $3 --buffer $2 -o "$T/d.mps" "$T/w.mps"
+	lstat --csv "$T/d.mps" > "$T/s.csv"
+	lat=$(col pkt_lat_mean < "$T/s.csv")
+	hops=$(col hops_mean < "$T/s.csv")
+	run awk -F, -v l=$lat -v h=$hops -v L=$3 'NR == 2 {
+		want = $h + L - 1; d = $l - want
+		print $l, want; exit !(d >= 0 && d < 0.01 * want) }' "$T/s.csv"
+	echo "$1 $2 L=$3: $output"
+	[ "$status" -eq 0 ]
+}
+
 @test "damq preset: wlgen and netrun on kary:8,3, every packet delivered, load in flits per node per cycle" {
 	wlgen --preset damq --topo kary:8,3 --load 0.1 --packet-flits 1 -n 20000 --seed 5 > "$T/w.mps"
 	run netrun --preset damq --topo kary:8,3 --buffer damq --self-check -o "$T/d.mps" "$T/w.mps"
@@ -50,16 +66,7 @@ orgs_clean() {
 
 @test "zero load in the full network: latency = hops + L - 1 (a hop a cycle), within 1%" {
 	for L in 1 8; do
-		wlgen --preset damq --topo kary:8,3 --load 0.001 --packet-flits $L -n 3000 --seed 4 > "$T/w.mps"
-		netrun --preset damq --packet-flits $L --buffer damq -o "$T/d.mps" "$T/w.mps"
-		lstat --csv "$T/d.mps" > "$T/s.csv"
-		lat=$(col pkt_lat_mean < "$T/s.csv")
-		hops=$(col hops_mean < "$T/s.csv")
-		run awk -F, -v l=$lat -v h=$hops -v L=$L 'NR == 2 {
-			want = $h + L - 1; d = $l - want
-			print $l, want; exit !(d >= 0 && d < 0.01 * want) }' "$T/s.csv"
-		echo "L=$L: $output"
-		[ "$status" -eq 0 ]
+		zero_load kary:8,3 damq $L
 	done
 }
 
@@ -202,16 +209,7 @@ orgs_clean() {
 		netrun --preset damq --topo kary:2,8 --packet-flits $L --buffer samq "$T/w.mps" | mpcat -c -r pkt | sort > "$T/a"
 		netrun --preset damq --topo kary:2,8 --packet-flits $L --buffer damq "$T/w.mps" | mpcat -c -r pkt | sort > "$T/b"
 		cmp "$T/a" "$T/b"
-		wlgen --preset damq --topo kary:2,8 --load 0.001 --packet-flits $L -n 3000 --seed 4 > "$T/w.mps"
-		netrun --preset damq --topo kary:2,8 --packet-flits $L --buffer samq -o "$T/d.mps" "$T/w.mps"
-		lstat --csv "$T/d.mps" > "$T/s.csv"
-		lat=$(col pkt_lat_mean < "$T/s.csv")
-		hops=$(col hops_mean < "$T/s.csv")
-		run awk -F, -v l=$lat -v h=$hops -v L=$L 'NR == 2 {
-			want = $h + L - 1; d = $l - want
-			print $l, want; exit !(d >= 0 && d < 0.01 * want) }' "$T/s.csv"
-		echo "L=$L: $output"
-		[ "$status" -eq 0 ]
+		zero_load kary:2,8 samq $L
 	done
 }
 

@@ -15,6 +15,7 @@ export PATH
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
+. pipelines/bench/common.sh
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time as /usr/bin/time" >&2; exit 1; }
 
 chains=${DEPS_CHAINS:-64}
@@ -33,13 +34,12 @@ first=
 for n in $sizes; do
 	wlgen --preset cmp --chains "$chains" --think "$think" -n "$n" \
 	    -o "$tmp/t.mps" || exit 1
-	/usr/bin/time -v -o "$tmp/time" netrun --preset cmp -q \
-	    "$tmp/t.mps" -o "$tmp/o.mps" || exit 1
-	cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 }
-	    END { printf "%.2f", u + s }' "$tmp/time")
-	el=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, a, ":");
-	    t = 0; for (i = 1; i <= n; i++) t = t * 60 + a[i]; printf "%.2f", t }' "$tmp/time")
-	rss=$(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$tmp/time")
+	: >"$tmp/time"
+	timed "$tmp/time" netrun --preset cmp -q "$tmp/t.mps" \
+	    -o "$tmp/o.mps" || exit 1
+	read -r el rss cpu <"$tmp/time"
+	el=$(printf '%.2f' "$el")
+	rss=$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')
 	app=$(lstat --csv "$tmp/o.mps" | tail -1 | cut -d, -f38,40)
 	printf '%-10s %12s %10s %14.0f %12s %10s %10s\n' "$n" "$cpu" "$el" \
 	    "$(awk -v n="$n" -v c="$cpu" 'BEGIN { print (c > 0 ? n / c : 0) }')" \

@@ -16,6 +16,7 @@
 #include "mp_rng.h"
 #include "mp_sim.h"
 #include "t.h"
+#include "t_sim.h"
 
 struct sink {
 	uint64_t hash, pkts, dlvs, bad, checked;
@@ -26,22 +27,17 @@ struct sink {
 	struct mp_run run;
 };
 
-static void mix(struct sink *s, uint64_t v)
-{
-	s->hash = (s->hash ^ v) * 0x100000001b3ull;
-}
-
 static int emit(void *ctx, const mp_rec *r)
 {
 	struct sink *s = ctx;
-	mix(s, r->tag);
+	t_mix(&s->hash, r->tag);
 	if (r->tag == MP_REC_PKT) {
 		const struct mp_pkt *p = &r->pkt;
 		s->pkts++;
-		mix(s, p->msg);
-		mix(s, p->t_inject);
-		mix(s, p->t_eject);
-		mix(s, p->hops);
+		t_mix(&s->hash, p->msg);
+		t_mix(&s->hash, p->t_inject);
+		t_mix(&s->hash, p->t_eject);
+		t_mix(&s->hash, p->hops);
 		if (s->want) {
 			s->checked++;
 			if (p->t_inject != s->arrive[p->msg] ||
@@ -54,7 +50,7 @@ static int emit(void *ctx, const mp_rec *r)
 	} else if (r->tag == MP_REC_RUN) {
 		s->run = r->run;
 	} else if (r->tag == MP_REC_UTIL) {
-		mix(s, r->util.busy);
+		t_mix(&s->hash, r->util.busy);
 	}
 	return 0;
 }
@@ -93,7 +89,7 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n,
 	mp_rng rng;
 	mp_sim_defaults(cfg, &o);
 	o.self_check = 1;
-	s->hash = 0xcbf29ce484222325ull;
+	s->hash = T_HASH0;
 	s->pkts = s->dlvs = s->bad = s->checked = 0;
 	s->cfg = cfg;
 	mp_sim *sim = mp_sim_new(mp_model_find("flit"), cfg, &pol, &o, emit, s,
@@ -108,30 +104,13 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n,
 	double t = 0;
 	int st = MP_SIM_OK;
 	for (unsigned id = 0; id < n && st == MP_SIM_OK; id++) {
-		struct mp_msg m;
-		memset(&m, 0, sizeof m);
-		t += fixed ? gap : mp_rng_exp(&rng, gap);
-		m.tag = MP_REC_MSG;
-		m.id = id;
-		m.time = (uint64_t)t;
-		m.src = (uint32_t)mp_rng_below(&rng, nodes);
-		do
-			m.dst = (uint32_t)mp_rng_below(&rng, nodes);
-		while (m.dst == m.src);
+		struct mp_msg m = t_sim_msg(&rng, id, &t, gap, fixed, nodes);
 		m.packets = len;
 		m.cls = (uint8_t)(cls >= 0 ? cls : (int)mp_rng_below(&rng, 2));
 		s->arrive[id] = m.time;
 		st = mp_sim_offer(sim, &m);
 	}
-	if (st == MP_SIM_OK) {
-		mp_sim_input_done(sim);
-		st = mp_sim_run(sim, UINT64_MAX);
-	}
-	if (st == MP_SIM_OK)
-		st = mp_sim_finish(sim, st);
-	snprintf(errbuf, 256, "%.200s", st == MP_SIM_OK ? "" : mp_sim_error(sim));
-	mp_sim_free(sim);
-	return st;
+	return t_sim_end(sim, st, errbuf);
 }
 
 static void rs(struct mp_cfg *c)

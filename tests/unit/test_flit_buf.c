@@ -21,27 +21,23 @@
 #include "mp_rng.h"
 #include "mp_sim.h"
 #include "t.h"
+#include "t_sim.h"
 
 struct sink {
 	uint64_t hash, pkts, dlvs, lat;
 	struct mp_run run;
 };
 
-static void mix(struct sink *s, uint64_t v)
-{
-	s->hash = (s->hash ^ v) * 0x100000001b3ull;
-}
-
 static int emit(void *ctx, const mp_rec *r)
 {
 	struct sink *s = ctx;
-	mix(s, r->tag);
+	t_mix(&s->hash, r->tag);
 	if (r->tag == MP_REC_PKT) {
 		s->pkts++;
 		s->lat += r->pkt.t_eject - r->pkt.t_inject;
-		mix(s, r->pkt.msg);
-		mix(s, r->pkt.t_inject);
-		mix(s, r->pkt.t_eject);
+		t_mix(&s->hash, r->pkt.msg);
+		t_mix(&s->hash, r->pkt.t_inject);
+		t_mix(&s->hash, r->pkt.t_eject);
 	} else if (r->tag == MP_REC_DLV) {
 		s->dlvs++;
 	} else if (r->tag == MP_REC_RUN) {
@@ -62,7 +58,7 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n, double p,
 	mp_sim_defaults(cfg, &o);
 	o.self_check = check;
 	memset(s, 0, sizeof *s);
-	s->hash = 0xcbf29ce484222325ull;
+	s->hash = T_HASH0;
 	mp_sim *sim = mp_sim_new(mp_model_find("flit"), cfg, &pol, &o, emit, s,
 				 &err);
 	if (!sim) {
@@ -89,15 +85,7 @@ static int run(const struct mp_cfg *cfg, uint64_t seed, unsigned n, double p,
 			m.packets = 1;
 			st = mp_sim_offer(sim, &m);
 		}
-	if (st == MP_SIM_OK) {
-		mp_sim_input_done(sim);
-		st = mp_sim_run(sim, UINT64_MAX);
-	}
-	if (st == MP_SIM_OK)
-		st = mp_sim_finish(sim, st);
-	snprintf(errbuf, 256, "%.200s", st == MP_SIM_OK ? "" : mp_sim_error(sim));
-	mp_sim_free(sim);
-	return st;
+	return t_sim_end(sim, st, errbuf);
 }
 
 static int setup(struct mp_cfg *c, const char *topo, const char *buf,

@@ -16,6 +16,7 @@
 #include "mp_rng.h"
 #include "mp_sim.h"
 #include "t.h"
+#include "t_sim.h"
 
 #define NMSG 1500
 
@@ -33,27 +34,22 @@ struct sink {
 	int zero_load;       /* check each packet against the formula */
 };
 
-static void mix(struct sink *s, uint64_t v)
-{
-	s->hash = (s->hash ^ v) * 0x100000001b3ull;
-}
-
 static int sink_emit(void *ctx, const mp_rec *r)
 {
 	struct sink *s = ctx;
-	mix(s, r->tag);
+	t_mix(&s->hash, r->tag);
 	switch (r->tag) {
 	case MP_REC_PKT: {
 		const struct mp_pkt *p = &r->pkt;
 		s->pkts++;
-		mix(s, p->msg);
-		mix(s, p->seq);
-		mix(s, p->src);
-		mix(s, p->dst);
-		mix(s, p->t_inject);
-		mix(s, p->t_eject);
-		mix(s, p->hops);
-		mix(s, p->refusals);
+		t_mix(&s->hash, p->msg);
+		t_mix(&s->hash, p->seq);
+		t_mix(&s->hash, p->src);
+		t_mix(&s->hash, p->dst);
+		t_mix(&s->hash, p->t_inject);
+		t_mix(&s->hash, p->t_eject);
+		t_mix(&s->hash, p->hops);
+		t_mix(&s->hash, p->refusals);
 		if (p->msg >= NMSG || p->seq >= s->len[p->msg]) {
 			s->bad_seq++;
 			break;
@@ -70,20 +66,20 @@ static int sink_emit(void *ctx, const mp_rec *r)
 	}
 	case MP_REC_DLV:
 		s->dlvs++;
-		mix(s, r->dlv.id);
-		mix(s, r->dlv.t_done);
-		mix(s, r->dlv.hops);
+		t_mix(&s->hash, r->dlv.id);
+		t_mix(&s->hash, r->dlv.t_done);
+		t_mix(&s->hash, r->dlv.hops);
 		if (r->dlv.id >= NMSG || s->dlv_seen[r->dlv.id]++ ||
 		    s->pkt_seen[r->dlv.id] != s->len[r->dlv.id])
 			s->bad_seq++;
 		break;
 	case MP_REC_UTIL:
 		s->utils++;
-		mix(s, r->util.scope);
-		mix(s, r->util.t);
-		mix(s, r->util.busy);
-		mix(s, r->util.refused);
-		mix(s, r->util.transfers);
+		t_mix(&s->hash, r->util.scope);
+		t_mix(&s->hash, r->util.t);
+		t_mix(&s->hash, r->util.busy);
+		t_mix(&s->hash, r->util.refused);
+		t_mix(&s->hash, r->util.transfers);
 		break;
 	case MP_REC_RUN:
 		s->runs++;
@@ -108,7 +104,7 @@ static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
 
 	memset(s->pkt_seen, 0, NMSG * sizeof *s->pkt_seen);
 	memset(s->dlv_seen, 0, NMSG);
-	s->hash = 0xcbf29ce484222325ull;
+	s->hash = T_HASH0;
 	s->pkts = s->dlvs = s->utils = s->runs = 0;
 	s->bad_latency = s->bad_seq = s->checked = 0;
 	s->ops = ops;
@@ -126,31 +122,17 @@ static int run(const struct mp_model_ops *ops, const struct mp_cfg *cfg,
 	double t = 0;
 	int st = MP_SIM_OK;
 	for (uint64_t id = 0; id < NMSG && st == MP_SIM_OK; id++) {
-		struct mp_msg m;
-		memset(&m, 0, sizeof m);
-		t += mp_rng_exp(&rng, gap);
-		m.tag = MP_REC_MSG;
-		m.id = id;
-		m.time = (uint64_t)t;
-		m.src = (uint32_t)mp_rng_below(&rng, n);
-		do
-			m.dst = (uint32_t)mp_rng_below(&rng, n);
-		while (m.dst == m.src);
+		struct mp_msg m = t_sim_msg(&rng, id, &t, gap, 0, n);
 		m.packets = 1 + (uint32_t)mp_rng_below(&rng, maxlen);
 		m.bytes = m.packets * cfg->payload;
 		s->len[id] = m.packets;
 		s->arrive[id] = m.time;
 		st = mp_sim_offer(sim, &m);
 	}
-	if (st == MP_SIM_OK) {
-		mp_sim_input_done(sim);
-		st = mp_sim_run(sim, UINT64_MAX);
-	}
-	if (st == MP_SIM_OK)
-		st = mp_sim_finish(sim, st);
+	char msg[256];
+	st = t_sim_end(sim, st, msg);
 	if (st != MP_SIM_OK)
-		printf("# %s: status %d: %s\n", ops->name, st, mp_sim_error(sim));
-	mp_sim_free(sim);
+		printf("# %s: status %d: %s\n", ops->name, st, msg);
 	return st;
 }
 
@@ -186,12 +168,15 @@ int main(void)
 		size_t nruns = 0, npre = 0;
 		const char *pn;
 		/* After the presets, networks of one model on a preset of
-		 * its own: the ncube model's grid and tree, the flit
-		 * model's omega and binary 8-cube (9-port routers, more
-		 * than 64 input queues with per-output queues). */
+		 * its own: the ncube model's omega, crossbar, grid and
+		 * tree, the flit model's omega and binary 8-cube (9-port
+		 * routers, more than 64 input queues with per-output
+		 * queues). */
 		static const struct {
 			const char *preset, *topo, *model;
 		} extra[] = {
+			{ "ncube", "omega:2,3", "ncube" },
+			{ "ncube", "crossbar:4", "ncube" },
 			{ "ncube", "grid:3x4", "ncube" },
 			{ "ncube", "tree:3,2", "ncube" },
 			{ "damq", "omega:4,2", "flit" },

@@ -33,6 +33,7 @@
 #include "mp_model.h"
 #include "mp_sim.h"
 #include "t.h"
+#include "t_sim.h"
 
 #define BATCH 2000   /* units per batch */
 #define NBATCH 200
@@ -47,11 +48,10 @@ struct count {
 static int emit(void *ctx, const mp_rec *r)
 {
 	struct count *c = ctx;
-	c->hash = (c->hash ^ r->tag) * 0x100000001b3ull;
+	t_mix(&c->hash, r->tag);
 	if (r->tag == MP_REC_PKT) {
 		c->pkts++;
-		c->hash = (c->hash ^ r->pkt.t_eject ^ (r->pkt.dst << 20)) *
-			  0x100000001b3ull;
+		t_mix(&c->hash, r->pkt.t_eject ^ (r->pkt.dst << 20));
 		if (r->pkt.t_inject >= WARM) {
 			uint64_t b = (r->pkt.t_inject - WARM) / BATCH;
 			if (b < NBATCH)
@@ -73,7 +73,7 @@ static int run(const char *const *opts, double p, uint64_t n, uint64_t seed,
 	struct mp_ni_policy pol = { MP_NI_ALPHA, 0, 0 };
 	mp_err err;
 	memset(c, 0, sizeof *c);
-	c->hash = 0xcbf29ce484222325ull;
+	c->hash = T_HASH0;
 	mp_cfg_init(&cfg);
 	if (mp_cfg_preset(&cfg, "ncube", &err) < 0)
 		return -1;
@@ -94,16 +94,10 @@ static int run(const char *const *opts, double p, uint64_t n, uint64_t seed,
 		printf("# %s\n", err.msg);
 		return -1;
 	}
-	int st = mp_sim_run(sim, UINT64_MAX);
-	if (st == MP_SIM_OK) {
-		mp_sim_input_done(sim);
-		st = mp_sim_run(sim, UINT64_MAX);
-	}
-	if (st == MP_SIM_OK)
-		st = mp_sim_finish(sim, st);
+	char msg[256];
+	int st = t_sim_end(sim, mp_sim_run(sim, UINT64_MAX), msg);
 	if (st != MP_SIM_OK)
-		printf("# status %d: %s\n", st, mp_sim_error(sim));
-	mp_sim_free(sim);
+		printf("# status %d: %s\n", st, msg);
 	return st;
 }
 
