@@ -18,8 +18,10 @@
  * 2 d P N messages of B bytes, N allreduces, one broadcast, one reduce,
  * one barrier per rank.
  *
- * Usage: stencil [-d 1|2] [-n steps] [-b bytes] [-w work] [-p] [-t] [-T]
- * (-T prints MPI_Wtick). Rank 0 prints one line: the grid and the counts.
+ * Usage: stencil [-ApTt] [-d 1|2] [-n steps] [-b bytes] [-w work]
+ * (-T prints MPI_Wtick; -A makes rank 0 call MPI_Abort after the first
+ * step, a program that never reaches MPI_Finalize). Rank 0 prints one
+ * line: the grid and the counts.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -29,7 +31,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stencil [-d 1|2] [-n steps] [-b bytes] [-w work] [-p] [-t] [-T]\n");
+	fprintf(stderr, "usage: stencil [-ApTt] [-d 1|2] [-n steps] [-b bytes] [-w work]\n");
 	exit(2);
 }
 
@@ -46,15 +48,16 @@ int main(int argc, char **argv)
 {
 	int par[3] = { 2, 10, 1024 }; /* dims, steps, bytes */
 	long work = 1000;
-	int persistent = 0, poll = 0, tick = 0, c;
+	int persistent = 0, poll = 0, tick = 0, abort_early = 0, c;
 	int rank, size, dims[2] = { 0, 0 }, periods[2] = { 1, 1 };
 	MPI_Comm rev, grid;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((c = getopt(argc, argv, "b:d:n:ptTw:")) != -1) {
+	while ((c = getopt(argc, argv, "Ab:d:n:ptTw:")) != -1) {
 		switch (c) {
+		case 'A': abort_early = 1; break;
 		case 'b': par[2] = (int)num(optarg, 1, 1 << 24); break;
 		case 'd': par[0] = (int)num(optarg, 1, 2); break;
 		case 'n': par[1] = (int)num(optarg, 0, 1000000); break;
@@ -117,6 +120,8 @@ int main(int argc, char **argv)
 			acc += (double)(in[w % (4 * bytes)] ^ (char)w) * 1e-9;
 		local += acc * 1e-12;
 		MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, grid);
+		if (abort_early && rank == 0)
+			MPI_Abort(MPI_COMM_WORLD, 3);
 	}
 	if (nd == 2 && persistent)
 		for (int i = 0; i < 4; i++)
