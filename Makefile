@@ -159,7 +159,7 @@ bench-deps: deps
 	$(apt_install)
 
 bench: bench-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all mpi-tests
 	@sh pipelines/bench/bench.sh
 
 # Fuzz the decoders for FUZZ_SECONDS each (tests/fuzz/); not part of check.

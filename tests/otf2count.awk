@@ -105,11 +105,11 @@ END {
 		open_requests++
 	for (l in depth)
 		unbalanced += depth[l]
-	printf "sends %d\nsend_bytes %d\nrecvs %d\nrecv_bytes %d\n", sends, send_bytes, recvs, recv_bytes
-	printf "unmatched %d\nopen_requests %d\nunbalanced %d\nbackwards %d\nflushes %d\n",
+	printf "sends %.0f\nsend_bytes %.0f\nrecvs %.0f\nrecv_bytes %.0f\n", sends, send_bytes, recvs, recv_bytes
+	printf "unmatched %.0f\nopen_requests %.0f\nunbalanced %.0f\nbackwards %.0f\nflushes %.0f\n",
 		unmatched, open_requests, unbalanced, backwards, flushes
 	for (op in coll)
-		printf "coll_%s %d\ncoll_%s_sent %d\ncoll_%s_recv %d\n", op, coll[op], op, csent[op], op, crecv[op]
+		printf "coll_%s %.0f\ncoll_%s_sent %.0f\ncoll_%s_recv %.0f\n", op, coll[op], op, csent[op], op, crecv[op]
 	for (r in enter)
-		printf "enter_%s %d\n", r, enter[r]
+		printf "enter_%s %.0f\n", r, enter[r]
 }

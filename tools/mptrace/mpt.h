@@ -207,6 +207,18 @@ void mpt_warn(const char *fmt, ...) MPT_PRINTF(1, 2);
 
 /* --- mpt_rec.c: events --- */
 
+/* The time of the events being written: set when a call is entered, and
+ * again by mpt_after when the MPI library returns; every event of the
+ * call takes one of the two, so a call costs two clock reads however
+ * many events it writes. */
+extern uint64_t mpt_t;
+
+static inline void mpt_after(void)
+{
+	mpt_t = mpt_now();
+}
+
+/* Enter (now) and Leave (at mpt_t: call mpt_after first). */
 void mpt_enter(int region);
 void mpt_leave(int region);
 /* MpiSend of a blocking send; nothing for MPI_PROC_NULL. */
@@ -238,6 +250,8 @@ void mpt_icoll(int op, MPI_Comm comm, uint32_t root, uint64_t sent,
  * status st: MpiIsendComplete, MpiIrecv, NonBlockingCollectiveComplete
  * or MpiRequestCancelled. Unknown requests are ignored. */
 void mpt_done(MPI_Request req, const MPI_Status *st);
+/* MPI_Cancel of req: its completion may be a cancellation. */
+void mpt_cancel(MPI_Request req);
 /* A test that found req not complete: MpiRequestTest. */
 void mpt_tested(MPI_Request req);
 /* MpiCollectiveBegin of a collective on comm; returns 0 (and writes

@@ -48,6 +48,7 @@ static int scratch(int n)
 			return call; \
 		mpt_enter(region); \
 		int r_ = call; \
+		mpt_after(); \
 		mpt_leave(region); \
 		return r_; \
 	} while (0)
@@ -107,6 +108,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
 		mpt_enter(region); \
 		mpt_send(comm, dest, tag, mpt_type_bytes(count, dt)); \
 		int r_ = call; \
+		mpt_after(); \
 		mpt_leave(region); \
 		return r_; \
 	} while (0)
@@ -139,6 +141,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
 	mpt_enter(R_RECV);
 	int r = PMPI_Recv(buf, count, datatype, source, tag, comm, st);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_recv(comm, st);
 	mpt_leave(R_RECV);
@@ -157,6 +160,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	mpt_send(comm, dest, sendtag, mpt_type_bytes(sendcount, sendtype));
 	int r = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
 			      recvtype, source, recvtag, comm, st);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_recv(comm, st);
 	mpt_leave(R_SENDRECV);
@@ -173,6 +177,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	mpt_enter(R_SENDRECV_REPLACE);
 	mpt_send(comm, dest, sendtag, mpt_type_bytes(count, datatype));
 	int r = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_recv(comm, st);
 	mpt_leave(R_SENDRECV_REPLACE);
@@ -195,6 +200,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 		return PMPI_Mprobe(source, tag, comm, message, status);
 	mpt_enter(R_MPROBE);
 	int r = PMPI_Mprobe(source, tag, comm, message, status);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_message(*message, comm);
 	mpt_leave(R_MPROBE);
@@ -208,6 +214,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 		return PMPI_Improbe(source, tag, comm, flag, message, status);
 	mpt_enter(R_IMPROBE);
 	int r = PMPI_Improbe(source, tag, comm, flag, message, status);
+	mpt_after();
 	if (r == MPI_SUCCESS && *flag)
 		mpt_message(*message, comm);
 	mpt_leave(R_IMPROBE);
@@ -222,6 +229,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI
 		return PMPI_Mrecv(buf, count, type, message, status);
 	mpt_enter(R_MRECV);
 	int r = PMPI_Mrecv(buf, count, type, message, st);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_mrecv(m, st);
 	mpt_leave(R_MRECV);
@@ -235,6 +243,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MP
 		return PMPI_Imrecv(buf, count, type, message, request);
 	mpt_enter(R_IMRECV);
 	int r = PMPI_Imrecv(buf, count, type, message, request);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_imrecv(m, *request);
 	mpt_leave(R_IMRECV);
@@ -249,6 +258,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MP
 			return call; \
 		mpt_enter(region); \
 		int r_ = call; \
+		mpt_after(); \
 		if (r_ == MPI_SUCCESS) \
 			mpt_isend(comm, dest, tag, mpt_type_bytes(count, dt), *(req)); \
 		mpt_leave(region); \
@@ -290,6 +300,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
 	mpt_enter(R_IRECV);
 	int r = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_irecv(comm, source, *request);
 	mpt_leave(R_IRECV);
@@ -302,6 +313,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 			return call; \
 		mpt_enter(region); \
 		int r_ = call; \
+		mpt_after(); \
 		if (r_ == MPI_SUCCESS) \
 			mpt_persistent(comm, send, peer, tag, (send) ? mpt_type_bytes(count, dt) : 0, *(req)); \
 		mpt_leave(region); \
@@ -350,6 +362,7 @@ int MPI_Start(MPI_Request *request)
 	mpt_enter(R_START);
 	mpt_start_req(*request);
 	int r = PMPI_Start(request);
+	mpt_after();
 	mpt_leave(R_START);
 	return r;
 }
@@ -362,6 +375,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 	for (int i = 0; i < count; i++)
 		mpt_start_req(array_of_requests[i]);
 	int r = PMPI_Startall(count, array_of_requests);
+	mpt_after();
 	mpt_leave(R_STARTALL);
 	return r;
 }
@@ -373,13 +387,21 @@ int MPI_Request_free(MPI_Request *request)
 	mpt_enter(R_REQUEST_FREE);
 	mpt_free_req(*request);
 	int r = PMPI_Request_free(request);
+	mpt_after();
 	mpt_leave(R_REQUEST_FREE);
 	return r;
 }
 
 int MPI_Cancel(MPI_Request *request)
 {
-	RETURN_PLAIN(R_CANCEL, PMPI_Cancel(request));
+	if (!mpt_active())
+		return PMPI_Cancel(request);
+	mpt_enter(R_CANCEL);
+	mpt_cancel(*request);
+	int r = PMPI_Cancel(request);
+	mpt_after();
+	mpt_leave(R_CANCEL);
+	return r;
 }
 
 /* --- completion --- */
@@ -392,6 +414,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 		return PMPI_Wait(request, status);
 	mpt_enter(R_WAIT);
 	int r = PMPI_Wait(request, st);
+	mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_done(old, st);
 	mpt_leave(R_WAIT);
@@ -406,6 +429,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		return PMPI_Test(request, flag, status);
 	mpt_enter(R_TEST);
 	int r = PMPI_Test(request, flag, st);
+	mpt_after();
 	if (r == MPI_SUCCESS) {
 		if (*flag)
 			mpt_done(old, st);
@@ -439,6 +463,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of
 	mpt_enter(R_WAITALL);
 	memcpy(old_req, array_of_requests, (size_t)count * sizeof *old_req);
 	int r = PMPI_Waitall(count, array_of_requests, st);
+	mpt_after();
 	for (int i = 0; i < count; i++)
 		if (completed(r, &st[i]))
 			mpt_done(old_req[i], &st[i]);
@@ -454,6 +479,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	mpt_enter(R_WAITANY);
 	memcpy(old_req, array_of_requests, (size_t)count * sizeof *old_req);
 	int r = PMPI_Waitany(count, array_of_requests, index, st);
+	mpt_after();
 	if (r == MPI_SUCCESS && *index != MPI_UNDEFINED)
 		mpt_done(old_req[*index], st);
 	mpt_leave(R_WAITANY);
@@ -470,6 +496,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 	mpt_enter(R_WAITSOME);
 	memcpy(old_req, array_of_requests, (size_t)incount * sizeof *old_req);
 	int r = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, st);
+	mpt_after();
 	if ((r == MPI_SUCCESS || r == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
 		for (int k = 0; k < *outcount; k++)
 			if (completed(r, &st[k]))
@@ -487,6 +514,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 	mpt_enter(R_TESTALL);
 	memcpy(old_req, array_of_requests, (size_t)count * sizeof *old_req);
 	int r = PMPI_Testall(count, array_of_requests, flag, st);
+	mpt_after();
 	if (r == MPI_SUCCESS || r == MPI_ERR_IN_STATUS)
 		for (int i = 0; i < count; i++) {
 			if (*flag && completed(r, &st[i]))
@@ -507,6 +535,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	mpt_enter(R_TESTANY);
 	memcpy(old_req, array_of_requests, (size_t)count * sizeof *old_req);
 	int r = PMPI_Testany(count, array_of_requests, index, flag, st);
+	mpt_after();
 	if (r == MPI_SUCCESS) {
 		if (*flag && *index != MPI_UNDEFINED)
 			mpt_done(old_req[*index], st);
@@ -528,6 +557,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 	mpt_enter(R_TESTSOME);
 	memcpy(old_req, array_of_requests, (size_t)incount * sizeof *old_req);
 	int r = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, st);
+	mpt_after();
 	if ((r == MPI_SUCCESS || r == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
 		memset(hit, 0, (size_t)incount);
 		for (int k = 0; k < *outcount; k++) {
@@ -554,6 +584,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 		mpt_enter(region); \
 		int b_ = mpt_coll_begin(comm); \
 		int r_ = call; \
+		mpt_after(); \
 		if (b_) { \
 			uint64_t s_ = 0, v_ = 0; \
 			bytes; \
@@ -571,6 +602,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 			return call; \
 		mpt_enter(region); \
 		int r_ = call; \
+		mpt_after(); \
 		if (r_ == MPI_SUCCESS) { \
 			uint64_t s_ = 0, v_ = 0; \
 			bytes; \
@@ -909,6 +941,7 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		mpt_incomplete(MPT_GAP_NEIGHBOR); \
 		mpt_enter(region); \
 		int r_ = call; \
+		mpt_after(); \
 		mpt_leave(region); \
 		return r_; \
 	} while (0)
@@ -967,6 +1000,8 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 			b_ = mpt_coll_begin(parent); \
 		} \
 		int r_ = call; \
+		if (a_) \
+			mpt_after(); \
 		if (r_ == MPI_SUCCESS) \
 			mpt_comm_new(parent, *(newc)); \
 		if (a_) { \
@@ -1012,6 +1047,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 	if (a)
 		mpt_enter(R_COMM_CREATE_GROUP);
 	int r = PMPI_Comm_create_group(comm, group, tag, newcomm);
+	if (a)
+		mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_comm_new(comm, *newcomm);
 	if (a)
@@ -1068,6 +1105,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
 	if (a)
 		mpt_enter(R_INTERCOMM_MERGE);
 	int r = PMPI_Intercomm_merge(intercomm, high, newintercomm);
+	if (a)
+		mpt_after();
 	if (r == MPI_SUCCESS)
 		mpt_comm_new(MPI_COMM_NULL, *newintercomm);
 	if (a)
@@ -1100,6 +1139,8 @@ int MPI_Comm_free(MPI_Comm *comm)
 		b = mpt_coll_begin(c);
 	}
 	int r = PMPI_Comm_free(comm);
+	if (a)
+		mpt_after();
 	if (a && b)
 		mpt_coll_end(MPT_OP_DESTROY_HANDLE, c, MPT_ROOT_NONE, 0, 0);
 	if (r == MPI_SUCCESS)
@@ -1119,6 +1160,7 @@ int MPI_Comm_free(MPI_Comm *comm)
 		mpt_incomplete(MPT_GAP_RMA); \
 		mpt_enter(region); \
 		int r_ = call; \
+		mpt_after(); \
 		mpt_leave(region); \
 		return r_; \
 	} while (0)

@@ -169,6 +169,7 @@ FSYMS(abort, MPI_ABORT, (F *, F *, F *))
 		} \
 		mpt_enter(region); \
 		call; \
+		mpt_after(); \
 		mpt_leave(region); \
 	} while (0)
 
@@ -200,6 +201,7 @@ static void fsend(int region, send_t r, void *buf, F *count, F *type, F *dest, F
 	mpt_enter(region);
 	mpt_send(C(comm), *dest, *tag, mpt_type_bytes(*count, T(type)));
 	r(buf, count, type, dest, tag, comm, ierr);
+	mpt_after();
 	mpt_leave(region);
 }
 
@@ -227,6 +229,7 @@ static void f_recv(void *buf, F *count, F *type, F *source, F *tag, F *comm, F *
 	}
 	mpt_enter(R_RECV);
 	r_(buf, count, type, source, tag, comm, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS) {
 		PMPI_Status_f2c(s, &c);
 		mpt_recv(C(comm), &c);
@@ -249,6 +252,7 @@ static void f_sendrecv(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *
 	mpt_enter(R_SENDRECV);
 	mpt_send(C(comm), *dest, *stag, mpt_type_bytes(*scount, T(stype)));
 	r_(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS) {
 		PMPI_Status_f2c(s, &c);
 		mpt_recv(C(comm), &c);
@@ -272,6 +276,7 @@ static void f_sendrecv_replace(void *buf, F *count, F *type, F *dest, F *stag, F
 	mpt_enter(R_SENDRECV_REPLACE);
 	mpt_send(C(comm), *dest, *stag, mpt_type_bytes(*count, T(type)));
 	r_(buf, count, type, dest, stag, source, rtag, comm, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS) {
 		PMPI_Status_f2c(s, &c);
 		mpt_recv(C(comm), &c);
@@ -306,6 +311,7 @@ static void fisend(int region, isend_t r, void *buf, F *count, F *type, F *dest,
 	}
 	mpt_enter(region);
 	r(buf, count, type, dest, tag, comm, req, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS)
 		mpt_isend(C(comm), *dest, *tag, mpt_type_bytes(*count, T(type)),
 			  PMPI_Request_f2c(*req));
@@ -335,6 +341,7 @@ static void f_irecv(void *buf, F *count, F *type, F *source, F *tag, F *comm, F 
 	}
 	mpt_enter(R_IRECV);
 	r_(buf, count, type, source, tag, comm, req, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS)
 		mpt_irecv(C(comm), *source, PMPI_Request_f2c(*req));
 	mpt_leave(R_IRECV);
@@ -350,6 +357,7 @@ static void fpinit(int region, isend_t r, int send, void *buf, F *count, F *type
 	}
 	mpt_enter(region);
 	r(buf, count, type, peer, tag, comm, req, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS)
 		mpt_persistent(C(comm), send, *peer, *tag,
 			       send ? mpt_type_bytes(*count, T(type)) : 0, PMPI_Request_f2c(*req));
@@ -381,6 +389,7 @@ static void f_start(F *req, F *ierr)
 	mpt_enter(R_START);
 	mpt_start_req(PMPI_Request_f2c(*req));
 	r_(req, ierr);
+	mpt_after();
 	mpt_leave(R_START);
 }
 FSYMS(start, MPI_START, (F *, F *))
@@ -396,6 +405,7 @@ static void f_startall(F *count, F *req, F *ierr)
 	for (int i = 0; i < *count; i++)
 		mpt_start_req(PMPI_Request_f2c(req[i]));
 	r_(count, req, ierr);
+	mpt_after();
 	mpt_leave(R_STARTALL);
 }
 FSYMS(startall, MPI_STARTALL, (F *, F *, F *))
@@ -410,6 +420,7 @@ static void f_request_free(F *req, F *ierr)
 	mpt_enter(R_REQUEST_FREE);
 	mpt_free_req(PMPI_Request_f2c(*req));
 	r_(req, ierr);
+	mpt_after();
 	mpt_leave(R_REQUEST_FREE);
 }
 FSYMS(request_free, MPI_REQUEST_FREE, (F *, F *))
@@ -417,7 +428,15 @@ FSYMS(request_free, MPI_REQUEST_FREE, (F *, F *))
 static void f_cancel(F *req, F *ierr)
 {
 	REAL(void (*)(F *, F *), "pmpi_cancel_");
-	PLAIN(R_CANCEL, r_(req, ierr));
+	if (!mpt_active()) {
+		r_(req, ierr);
+		return;
+	}
+	mpt_enter(R_CANCEL);
+	mpt_cancel(PMPI_Request_f2c(*req));
+	r_(req, ierr);
+	mpt_after();
+	mpt_leave(R_CANCEL);
 }
 FSYMS(cancel, MPI_CANCEL, (F *, F *))
 
@@ -434,6 +453,7 @@ static void f_wait(F *req, F *st, F *ierr)
 	MPI_Request old = PMPI_Request_f2c(*req);
 	mpt_enter(R_WAIT);
 	r_(req, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS)
 		fdone(old, s);
 	mpt_leave(R_WAIT);
@@ -451,6 +471,7 @@ static void f_test(F *req, F *flag, F *st, F *ierr)
 	MPI_Request old = PMPI_Request_f2c(*req);
 	mpt_enter(R_TEST);
 	r_(req, flag, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS) {
 		if (*flag)
 			fdone(old, s);
@@ -490,6 +511,7 @@ static void f_waitall(F *count, F *req, F *st, F *ierr)
 	mpt_enter(R_WAITALL);
 	old_requests(*count, req);
 	r_(count, req, s, ierr);
+	mpt_after();
 	for (int i = 0; i < *count; i++)
 		if (fcompleted(*ierr, s + i * FST_SIZE))
 			fdone(old_req[i], s + i * FST_SIZE);
@@ -509,6 +531,7 @@ static void f_waitany(F *count, F *req, F *index, F *st, F *ierr)
 	mpt_enter(R_WAITANY);
 	old_requests(*count, req);
 	r_(count, req, index, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS && *index != MPI_UNDEFINED && *index >= 1)
 		fdone(old_req[*index - 1], s);
 	mpt_leave(R_WAITANY);
@@ -526,6 +549,7 @@ static void f_waitsome(F *incount, F *req, F *outcount, F *indices, F *st, F *ie
 	mpt_enter(R_WAITSOME);
 	old_requests(*incount, req);
 	r_(incount, req, outcount, indices, s, ierr);
+	mpt_after();
 	if ((*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
 		for (int k = 0; k < *outcount; k++)
 			if (fcompleted(*ierr, s + k * FST_SIZE))
@@ -545,6 +569,7 @@ static void f_testall(F *count, F *req, F *flag, F *st, F *ierr)
 	mpt_enter(R_TESTALL);
 	old_requests(*count, req);
 	r_(count, req, flag, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
 		for (int i = 0; i < *count; i++) {
 			if (*flag && fcompleted(*ierr, s + i * FST_SIZE))
@@ -567,6 +592,7 @@ static void f_testany(F *count, F *req, F *index, F *flag, F *st, F *ierr)
 	mpt_enter(R_TESTANY);
 	old_requests(*count, req);
 	r_(count, req, index, flag, s, ierr);
+	mpt_after();
 	if (*ierr == MPI_SUCCESS) {
 		if (*flag && *index != MPI_UNDEFINED && *index >= 1)
 			fdone(old_req[*index - 1], s);
@@ -589,6 +615,7 @@ static void f_testsome(F *incount, F *req, F *outcount, F *indices, F *st, F *ie
 	mpt_enter(R_TESTSOME);
 	old_requests(*incount, req);
 	r_(incount, req, outcount, indices, s, ierr);
+	mpt_after();
 	if ((*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
 		memset(hit, 0, (size_t)*incount);
 		for (int k = 0; k < *outcount; k++) {
@@ -616,6 +643,7 @@ FSYMS(testsome, MPI_TESTSOME, (F *, F *, F *, F *, F *, F *))
 		mpt_enter(region); \
 		int b_ = mpt_coll_begin(c_); \
 		call; \
+		mpt_after(); \
 		if (b_) { \
 			uint64_t s_ = 0, v_ = 0; \
 			bytes; \
@@ -791,6 +819,8 @@ FSYMS(alltoallv, MPI_ALLTOALLV, (void *, F *, F *, F *, void *, F *, F *, F *, F
 			b_ = mpt_coll_begin(p_); \
 		} \
 		call; \
+		if (a_) \
+			mpt_after(); \
 		if (*ierr == MPI_SUCCESS) \
 			mpt_comm_new(p_, C(newc)); \
 		if (a_) { \
@@ -850,6 +880,8 @@ static void f_comm_free(F *comm, F *ierr)
 		b = mpt_coll_begin(c);
 	}
 	r_(comm, ierr);
+	if (a)
+		mpt_after();
 	if (a && b)
 		mpt_coll_end(MPT_OP_DESTROY_HANDLE, c, MPT_ROOT_NONE, 0, 0);
 	if (*ierr == MPI_SUCCESS)

@@ -414,6 +414,7 @@ void mpt_start(int region, uint64_t t0, int provided)
 	OTF2_EvtWriter_CommCreate(mpt_evt, NULL, mpt_now(), 1);
 	OTF2_EvtWriter_MpiCollectiveEnd(mpt_evt, NULL, mpt_now(), OTF2_COLLECTIVE_OP_CREATE_HANDLE,
 					0, OTF2_COLLECTIVE_ROOT_NONE, 0, 0);
+	mpt_after();
 	mpt_leave(region);
 }
 

@@ -14,6 +14,7 @@ OTF2_EvtWriter *mpt_evt;
 struct mpt_comm *mpt_comms;
 uint32_t mpt_ncomms;
 uint64_t mpt_calls[MPT_NREGIONS];
+uint64_t mpt_t;
 
 #define MPT_REGION_NAME(id, name, role) name,
 const char *const mpt_region_name[MPT_NREGIONS] = { MPT_REGIONS(MPT_REGION_NAME) };
@@ -248,7 +249,7 @@ void mpt_comm_new(MPI_Comm parent, MPI_Comm newcomm)
 		return;
 	}
 	if (mpt_active())
-		OTF2_EvtWriter_CommCreate(mpt_evt, NULL, mpt_now(), (OTF2_CommRef)id);
+		OTF2_EvtWriter_CommCreate(mpt_evt, NULL, mpt_t, (OTF2_CommRef)id);
 }
 
 void mpt_comm_gone(MPI_Comm comm)
@@ -264,7 +265,7 @@ void mpt_comm_gone(MPI_Comm comm)
 		last_comm = MPI_COMM_NULL;
 	mpt_unlock();
 	if (found && mpt_active())
-		OTF2_EvtWriter_CommDestroy(mpt_evt, NULL, mpt_now(), v);
+		OTF2_EvtWriter_CommDestroy(mpt_evt, NULL, mpt_t, v);
 }
 
 /* --- requests --- */
@@ -280,7 +281,7 @@ struct req {
 	uint32_t comm;
 	int32_t peer, tag;
 	uint32_t root;
-	uint8_t kind, op, persistent, active;
+	uint8_t kind, op, persistent, active, cancel;
 	uint32_t next;         /* the next request of the same handle, or free */
 	uint32_t last;         /* in a queue's first: its last */
 };
@@ -355,12 +356,13 @@ static void req_forget(MPI_Request h)
 void mpt_enter(int region)
 {
 	mpt_calls[region]++;
-	OTF2_EvtWriter_Enter(mpt_evt, NULL, mpt_now(), (OTF2_RegionRef)region);
+	mpt_t = mpt_now();
+	OTF2_EvtWriter_Enter(mpt_evt, NULL, mpt_t, (OTF2_RegionRef)region);
 }
 
 void mpt_leave(int region)
 {
-	OTF2_EvtWriter_Leave(mpt_evt, NULL, mpt_now(), (OTF2_RegionRef)region);
+	OTF2_EvtWriter_Leave(mpt_evt, NULL, mpt_t, (OTF2_RegionRef)region);
 }
 
 void mpt_send(MPI_Comm comm, int dest, int tag, uint64_t bytes)
@@ -368,7 +370,7 @@ void mpt_send(MPI_Comm comm, int dest, int tag, uint64_t bytes)
 	int64_t c;
 	if (dest == MPI_PROC_NULL || (c = comm_id(comm)) < 0)
 		return;
-	OTF2_EvtWriter_MpiSend(mpt_evt, NULL, mpt_now(), (uint32_t)dest,
+	OTF2_EvtWriter_MpiSend(mpt_evt, NULL, mpt_t, (uint32_t)dest,
 			       (OTF2_CommRef)c, (uint32_t)tag, bytes);
 }
 
@@ -386,7 +388,7 @@ void mpt_recv(MPI_Comm comm, const MPI_Status *st)
 	if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0 ||
 	    (c = comm_id(comm)) < 0)
 		return;
-	OTF2_EvtWriter_MpiRecv(mpt_evt, NULL, mpt_now(), (uint32_t)st->MPI_SOURCE,
+	OTF2_EvtWriter_MpiRecv(mpt_evt, NULL, mpt_t, (uint32_t)st->MPI_SOURCE,
 			       (OTF2_CommRef)c, (uint32_t)st->MPI_TAG, status_bytes(st));
 }
 
@@ -403,7 +405,7 @@ void mpt_isend(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request req
 	r->kind = REQ_SEND;
 	r->active = 1;
 	r->id = ++req_seq;
-	OTF2_EvtWriter_MpiIsend(mpt_evt, NULL, mpt_now(), (uint32_t)dest,
+	OTF2_EvtWriter_MpiIsend(mpt_evt, NULL, mpt_t, (uint32_t)dest,
 				(OTF2_CommRef)c, (uint32_t)tag, bytes, r->id);
 }
 
@@ -421,7 +423,7 @@ void mpt_irecv(MPI_Comm comm, int source, MPI_Request req)
 	r->active = 1;
 	r->comm = (uint32_t)c;
 	r->id = ++req_seq;
-	OTF2_EvtWriter_MpiIrecvRequest(mpt_evt, NULL, mpt_now(), r->id);
+	OTF2_EvtWriter_MpiIrecvRequest(mpt_evt, NULL, mpt_t, r->id);
 }
 
 /* Messages of matched probes: handle -> local id of their communicator. */
@@ -441,7 +443,7 @@ void mpt_mrecv(MPI_Message m, const MPI_Status *st)
 	uint32_t c;
 	if (!map_del(&msg_map, (uintptr_t)m, &c) || st->MPI_SOURCE < 0)
 		return;
-	OTF2_EvtWriter_MpiRecv(mpt_evt, NULL, mpt_now(), (uint32_t)st->MPI_SOURCE,
+	OTF2_EvtWriter_MpiRecv(mpt_evt, NULL, mpt_t, (uint32_t)st->MPI_SOURCE,
 			       c, (uint32_t)st->MPI_TAG, status_bytes(st));
 }
 
@@ -459,7 +461,7 @@ void mpt_imrecv(MPI_Message m, MPI_Request req)
 	r->active = 1;
 	r->comm = c;
 	r->id = ++req_seq;
-	OTF2_EvtWriter_MpiIrecvRequest(mpt_evt, NULL, mpt_now(), r->id);
+	OTF2_EvtWriter_MpiIrecvRequest(mpt_evt, NULL, mpt_t, r->id);
 }
 
 void mpt_persistent(MPI_Comm comm, int send, int peer, int tag, uint64_t bytes,
@@ -489,10 +491,10 @@ void mpt_start_req(MPI_Request req)
 	r->active = 1;
 	r->id = ++req_seq;
 	if (r->kind == REQ_SEND)
-		OTF2_EvtWriter_MpiIsend(mpt_evt, NULL, mpt_now(), (uint32_t)r->peer,
+		OTF2_EvtWriter_MpiIsend(mpt_evt, NULL, mpt_t, (uint32_t)r->peer,
 					r->comm, (uint32_t)r->tag, r->bytes, r->id);
 	else
-		OTF2_EvtWriter_MpiIrecvRequest(mpt_evt, NULL, mpt_now(), r->id);
+		OTF2_EvtWriter_MpiIrecvRequest(mpt_evt, NULL, mpt_t, r->id);
 }
 
 void mpt_free_req(MPI_Request req)
@@ -521,7 +523,7 @@ void mpt_icoll(int op, MPI_Comm comm, uint32_t root, uint64_t sent,
 	r->bytes = sent;
 	r->recvd = recvd;
 	r->id = ++req_seq;
-	OTF2_EvtWriter_NonBlockingCollectiveRequest(mpt_evt, NULL, mpt_now(), r->id);
+	OTF2_EvtWriter_NonBlockingCollectiveRequest(mpt_evt, NULL, mpt_t, r->id);
 }
 
 void mpt_done(MPI_Request req, const MPI_Status *st)
@@ -530,36 +532,44 @@ void mpt_done(MPI_Request req, const MPI_Status *st)
 	int cancelled = 0;
 	if (!r || !r->active)
 		return;
-	if (r->kind != REQ_COLL)
+	if (r->cancel) /* only then can it have been */
 		PMPI_Test_cancelled(st, &cancelled);
 	if (cancelled)
-		OTF2_EvtWriter_MpiRequestCancelled(mpt_evt, NULL, mpt_now(), r->id);
+		OTF2_EvtWriter_MpiRequestCancelled(mpt_evt, NULL, mpt_t, r->id);
 	else if (r->kind == REQ_SEND)
-		OTF2_EvtWriter_MpiIsendComplete(mpt_evt, NULL, mpt_now(), r->id);
+		OTF2_EvtWriter_MpiIsendComplete(mpt_evt, NULL, mpt_t, r->id);
 	else if (r->kind == REQ_RECV)
-		OTF2_EvtWriter_MpiIrecv(mpt_evt, NULL, mpt_now(), (uint32_t)st->MPI_SOURCE,
+		OTF2_EvtWriter_MpiIrecv(mpt_evt, NULL, mpt_t, (uint32_t)st->MPI_SOURCE,
 					r->comm, (uint32_t)st->MPI_TAG, status_bytes(st), r->id);
 	else
-		OTF2_EvtWriter_NonBlockingCollectiveComplete(mpt_evt, NULL, mpt_now(),
+		OTF2_EvtWriter_NonBlockingCollectiveComplete(mpt_evt, NULL, mpt_t,
 			r->op, r->comm, r->root, r->bytes, r->recvd, r->id);
-	if (r->persistent)
+	if (r->persistent) {
 		r->active = 0;
-	else
+		r->cancel = 0;
+	} else
 		req_forget(req);
+}
+
+void mpt_cancel(MPI_Request req)
+{
+	struct req *r = req_find(req);
+	if (r)
+		r->cancel = 1;
 }
 
 void mpt_tested(MPI_Request req)
 {
 	struct req *r = req_find(req);
 	if (r && r->active)
-		OTF2_EvtWriter_MpiRequestTest(mpt_evt, NULL, mpt_now(), r->id);
+		OTF2_EvtWriter_MpiRequestTest(mpt_evt, NULL, mpt_t, r->id);
 }
 
 int mpt_coll_begin(MPI_Comm comm)
 {
 	if (comm_id(comm) < 0)
 		return 0;
-	OTF2_EvtWriter_MpiCollectiveBegin(mpt_evt, NULL, mpt_now());
+	OTF2_EvtWriter_MpiCollectiveBegin(mpt_evt, NULL, mpt_t);
 	return 1;
 }
 
@@ -568,6 +578,6 @@ void mpt_coll_end(int op, MPI_Comm comm, uint32_t root, uint64_t sent, uint64_t 
 	int64_t c = comm_id(comm);
 	if (c < 0) /* cannot be: the begin found it */
 		return;
-	OTF2_EvtWriter_MpiCollectiveEnd(mpt_evt, NULL, mpt_now(), (OTF2_CollectiveOp)op,
+	OTF2_EvtWriter_MpiCollectiveEnd(mpt_evt, NULL, mpt_t, (OTF2_CollectiveOp)op,
 					(OTF2_CommRef)c, root, sent, recvd);
 }
