@@ -144,6 +144,23 @@ record() {
 	[ ! -e "$T/x" ]
 }
 
+@test "make install puts the launcher and its library where the launcher finds it" {
+	need_mpi
+	run make -s -C "$TOP" install-files DESTDIR="$T/d" PREFIX=/opt/mp
+	[ "$status" -eq 0 ]
+	[ -x "$T/d/opt/mp/bin/mptrace" ]
+	[ -f "$T/d/opt/mp/lib/meshpipe/libmptrace.so" ]
+	[ -f "$T/d/opt/mp/share/man/man1/mptrace.1" ]
+	# Found from the launcher's place: it loads, and runs the command.
+	run "$T/d/opt/mp/bin/mptrace" -o "$T/x" -- true
+	[ "$status" -eq 1 ]
+	[[ "$output" == "mptrace: true: no MPI rank was recorded"* ]]
+	run make -s -C "$TOP" uninstall DESTDIR="$T/d" PREFIX=/opt/mp
+	[ "$status" -eq 0 ]
+	run find "$T/d" -type f
+	[ "$output" = "" ]
+}
+
 @test "mpirun missing: a one-line error naming it, exit 1" {
 	need_mpi
 	run env PATH="$TOP/tools/mptrace:/nonexistent" mptrace -o "$T/x" -- mpirun -np 2 "$STENCIL"
