@@ -55,8 +55,8 @@ expect() {
 # double per rank (each counted as P transfers of 8 bytes each way);
 # one broadcast of 3 ints from rank 0 (it sends P * 12, everyone
 # receives 12); one reduce of a double to rank 0 (everyone sends 8, it
-# receives P * 8); one barrier; per rank 3 communicator creations (MPI_Init,
-# the split, the grid) and 3 destructions.
+# receives P * 8); one barrier; per rank 4 communicator creations (MPI_Init,
+# the split, the grid, the forward split) and 4 destructions.
 stencil_closed() {
 	local p=$1 n=$2 b=$3 d=$4
 	local m=$((2 * d * p * n))
@@ -78,8 +78,8 @@ stencil_closed() {
 	expect coll_REDUCE_sent $((p * 8))
 	expect coll_REDUCE_recv $((p * 8))
 	expect coll_BARRIER "$p"
-	expect coll_CREATE_HANDLE $((3 * p))
-	expect coll_DESTROY_HANDLE $((3 * p))
+	expect coll_CREATE_HANDLE $((4 * p))
+	expect coll_DESTROY_HANDLE $((4 * p))
 }
 
 # record P ARGS...: mptrace the stencil on P ranks into $T/a.
@@ -233,7 +233,15 @@ record() {
 	grep -q '^Number of locations  *8$' "$T/defs"
 	grep -q '^Creator  *mptrace (meshpipe ' "$T/defs"
 	grep -q 'OTF2::MPI_COMMUNICATION_COMPLETE' "$T/defs"
-	[ "$(grep -c '^COMM ' "$T/defs")" -eq 4 ]
+	[ "$(grep -c '^COMM ' "$T/defs")" -eq 5 ]
+	# A parent is defined before its children (the forward split's rank
+	# 0 is world rank 0, its parent's is world rank 7), and the forward
+	# split shares MPI_COMM_WORLD's group.
+	awk '/^COMM / && /Parent: .*<[0-9]+>/ {
+		p = $0; sub(/.*Parent: [^<]*</, "", p); sub(/>.*/, "", p)
+		if (p + 0 >= $2 + 0) bad++
+	} END { exit bad > 0 }' "$T/defs"
+	grep -q '^COMM  *[0-9]*  Name: "" <0>, Group: "" <1>, Parent: "" <2>' "$T/defs"
 	[ "$(grep -c '^LOCATION ' "$T/defs")" -eq 8 ]
 	grep -q '^CLOCK_PROPERTIES  *Ticks per Seconds: 1000000000,' "$T/defs"
 	# The split's group numbers the world's ranks backwards.

@@ -5,7 +5,9 @@
  * mptrace.bats). P ranks on a grid from MPI_Dims_create; the grid's
  * communicator numbers the ranks backwards (a split of MPI_COMM_WORLD
  * with reversed keys, then MPI_Cart_create), so a trace that confused
- * communicator ranks with world ranks would pair the wrong messages.
+ * communicator ranks with world ranks would pair the wrong messages; a
+ * split of that one numbering them forwards again, whose rank 0 is not
+ * its parent's, holds the final barrier.
  *
  * Per step every rank sends B bytes to each neighbour in dimension 0
  * with MPI_Sendrecv (2 messages), with -d 2 also in dimension 1 with
@@ -13,10 +15,10 @@
  * started with MPI_Startall; -t: completed by polling MPI_Testall), then
  * computes a little and joins an MPI_Allreduce of one double. Before the
  * steps rank 0 broadcasts the parameters (3 ints) on MPI_COMM_WORLD;
- * after them the grid reduces one double to its rank 0, and
- * MPI_COMM_WORLD meets in a barrier. So with P ranks and N steps:
- * 2 d P N messages of B bytes, N allreduces, one broadcast, one reduce,
- * one barrier per rank.
+ * after them the grid reduces one double to its rank 0, and the forward
+ * split meets in a barrier. So with P ranks and N steps: 2 d P N
+ * messages of B bytes, N allreduces, one broadcast, one reduce, one
+ * barrier per rank; 3 communicators made and freed.
  *
  * Usage: stencil [-ApTt] [-d 1|2] [-n steps] [-b bytes] [-w work]
  * (-T prints MPI_Wtick, rank 0's time in the steps' loop and its peak
@@ -51,7 +53,7 @@ int main(int argc, char **argv)
 	long work = 1000;
 	int persistent = 0, poll = 0, tick = 0, abort_early = 0, c;
 	int rank, size, dims[2] = { 0, 0 }, periods[2] = { 1, 1 };
-	MPI_Comm rev, grid;
+	MPI_Comm rev, grid, fwd;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
 	MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &rev);
 	MPI_Dims_create(size, nd, dims);
 	MPI_Cart_create(rev, nd, dims, periods, 0, &grid);
+	MPI_Comm_split(rev, 0, rank, &fwd);
 
 	char *out = malloc(4 * (size_t)bytes), *in = malloc(4 * (size_t)bytes);
 	if (!out || !in) {
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
 			MPI_Request_free(&req[i]);
 	double total = 0;
 	MPI_Reduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, 0, grid);
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(fwd);
 	if (rank == 0) {
 		printf("stencil: ranks %d grid %dx%d steps %d bytes %d messages %ld\n", size,
 		       dims[0], nd == 2 ? dims[1] : 1, steps, bytes, 2L * nd * size * steps);
@@ -147,6 +150,7 @@ int main(int argc, char **argv)
 				fclose(f);
 		}
 	}
+	MPI_Comm_free(&fwd);
 	MPI_Comm_free(&grid);
 	MPI_Comm_free(&rev);
 	free(out);

@@ -426,6 +426,7 @@ struct gcomm {
 	int32_t leader, seq, pleader, pseq, size;
 	const int32_t *members;
 	uint32_t group;
+	uint32_t gid; /* 0 while not given (ids from 2 up) */
 };
 
 static int cmp_token(const void *a, const void *b)
@@ -447,20 +448,40 @@ static int cmp_members(const void *a, const void *b)
 	return 0;
 }
 
-/* The global id of a token among the n sorted communicators (after
- * MPI_COMM_WORLD 0 and MPI_COMM_SELF 1), or OTF2_UNDEFINED_COMM. */
-static uint32_t gid_of(const struct gcomm *g, uint32_t n, int32_t leader, int32_t seq)
+/* The communicator of a token among the n sorted by token, or NULL. */
+static struct gcomm *find_token(struct gcomm *g, uint32_t n, int32_t leader, int32_t seq)
 {
 	struct gcomm key;
+	key.leader = leader;
+	key.seq = seq;
+	return n ? bsearch(&key, g, n, sizeof *g, cmp_token) : NULL;
+}
+
+/* The global id of a token (MPI_COMM_WORLD 0, MPI_COMM_SELF 1), or
+ * OTF2_UNDEFINED_COMM. */
+static uint32_t gid_of(struct gcomm *g, uint32_t n, int32_t leader, int32_t seq)
+{
 	const struct gcomm *f;
 	if (leader == MPT_TOKEN_WORLD)
 		return 0;
 	if (leader == MPT_TOKEN_SELF)
 		return 1;
-	key.leader = leader;
-	key.seq = seq;
-	f = n ? bsearch(&key, g, n, sizeof *g, cmp_token) : NULL;
-	return f ? (uint32_t)(f - g) + 2 : OTF2_UNDEFINED_COMM;
+	f = find_token(g, n, leader, seq);
+	return f && f->gid ? f->gid : OTF2_UNDEFINED_COMM;
+}
+
+/* Give c its global id after its parent's (OTF2 wants a parent defined
+ * before its children); depth bounds the walk up. */
+static void give_id(struct gcomm *g, uint32_t n, struct gcomm *c, uint32_t *next, int depth)
+{
+	struct gcomm *p;
+	if (c->gid)
+		return;
+	if (depth < 1000 && c->pleader >= 0 &&
+	    (p = find_token(g, n, c->pleader, c->pseq)) != NULL && p != c)
+		give_id(g, n, p, next, depth + 1);
+	if (!c->gid)
+		c->gid = (*next)++;
 }
 
 /* Rank 0's strings for the global definitions. */
@@ -570,8 +591,12 @@ static uint64_t *unify_comms(struct global *g)
 			c->size = all[k + 4];
 			c->members = &all[k + 5];
 		}
-		if (ok)
+		if (ok) {
+			uint32_t next = 2;
 			qsort(g->comms, g->ncomms, sizeof *g->comms, cmp_token);
+			for (uint32_t i = 0; i < g->ncomms; i++)
+				give_id(g->comms, g->ncomms, &g->comms[i], &next, 0);
+		}
 		uint64_t nrep = 0;
 		for (int r = 0; ok && r < mpt_size; r++) {
 			int nc = 2;
@@ -765,11 +790,14 @@ static void write_global_defs(struct global *g)
 				       OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
 	OTF2_GlobalDefWriter_WriteComm(w, 1, s_self, 2, OTF2_UNDEFINED_COMM,
 				       OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
+	/* In the order of the ids, parents first. */
+	for (uint32_t i = 0; i < g->ncomms; i++)
+		byg[g->comms[i].gid - 2] = &g->comms[i];
 	for (uint32_t i = 0; i < g->ncomms; i++) {
-		const struct gcomm *c = &g->comms[i];
+		const struct gcomm *c = byg[i];
 		uint32_t parent = c->pleader == MPT_TOKEN_NONE ? OTF2_UNDEFINED_COMM :
 			gid_of(g->comms, g->ncomms, c->pleader, c->pseq);
-		OTF2_GlobalDefWriter_WriteComm(w, i + 2, 0, c->group, parent,
+		OTF2_GlobalDefWriter_WriteComm(w, c->gid, 0, c->group, parent,
 					       OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS);
 	}
 	free(rank_name);
