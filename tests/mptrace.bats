@@ -255,11 +255,14 @@ record() {
 	stencil_closed 16 3 64 2
 }
 
-@test "1-D grid, persistent requests and Testall polling: closed form" {
+@test "1-D grid with clock offsets measured; persistent requests and Testall polling: closed form" {
 	need_mpi
-	record 4 -d 1 -n 4 -b 128
+	# MPTRACE_SYNC=always: every rank measures its clock's offset to rank
+	# 0's, as ranks on other hosts do; OTF2's reader applies them.
+	MPTRACE_SYNC=always record 4 -d 1 -n 4 -b 128
 	count "$T/a"
 	stencil_closed 4 4 128 1
+	[ "$(otf2-print -C "$T/a/traces.otf2" | grep -c '^CLOCK_OFFSET ')" -eq 8 ]
 	rm -rf "$T/a"
 	record 4 -p -t -n 4 -b 128
 	count "$T/a"
