@@ -39,11 +39,11 @@ DEB_PKGS = libzstd-dev libcsv-dev bats gnuplot-nox zstd bzip2
 
 # mptrace (tools/mptrace/): the launcher, a program like the others, and
 # the PMPI library it preloads, built with mpicc (CC as its compiler)
-# against OTF2 when both are installed (make deps installs them when it
-# can: MPI_PKGS); without them only the launcher is built, and it says
-# so. The library is never built with AddressSanitizer: it is preloaded
-# into programs (mpirun, the ranks) that are not.
-MPI_PKGS = openmpi-bin libopenmpi-dev libotf2-trace-dev otf2-tools gfortran
+# against OTF2 when both are installed (make deps installs openmpi-bin,
+# libopenmpi-dev, libotf2-trace-dev, otf2-tools and gfortran when it
+# can); without them only the launcher is built, and it says so. The
+# library is never built with AddressSanitizer: it is preloaded into
+# programs (mpirun, the ranks) that are not.
 MPICC ?= mpicc
 MPIFC ?= mpif90
 HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && command -v otf2-config >/dev/null 2>&1 && echo yes)
