@@ -37,7 +37,30 @@ MANS = $(sort $(wildcard man/*.[1-9]))
 # Debian packages the build, the tests and the pipelines need.
 DEB_PKGS = libzstd-dev libcsv-dev bats gnuplot-nox zstd bzip2
 
-all: $(PROGS)
+# mptrace (tools/mptrace/): the launcher, a program like the others, and
+# the PMPI library it preloads, built with mpicc (CC as its compiler)
+# against OTF2 when both are installed (make deps installs openmpi-bin,
+# libopenmpi-dev, libotf2-trace-dev, otf2-tools and gfortran when it
+# can); without them only the launcher is built, and it says so. The
+# library is never built with AddressSanitizer: it is preloaded into
+# programs (mpirun, the ranks) that are not.
+MPICC ?= mpicc
+MPIFC ?= mpif90
+HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && command -v otf2-config >/dev/null 2>&1 && echo yes)
+HAVE_MPIFC := $(shell $(MPIFC) --version >/dev/null 2>&1 && echo yes)
+LIBDIR ?= $(PREFIX)/lib
+MPTRACE = tools/mptrace/mptrace
+MPT_SRC = $(sort $(wildcard tools/mptrace/mpt_*.c))
+MPT_OBJ = $(MPT_SRC:.c=.o)
+MPT_LIB = tools/mptrace/libmptrace.so
+MPT_SAN = $(if $(findstring undefined,$(SANITIZE)),-fsanitize=undefined -fno-sanitize-recover=all)
+MPT_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) \
+	$(MPT_SAN) -fPIC -MMD -MP -DMP_VERSION='"$(VERSION)"' $(filter-out -I/usr/include,$(shell otf2-config --cflags 2>/dev/null))
+MPT_LIBS = $(shell otf2-config --ldflags 2>/dev/null) -lotf2 -lpthread
+# The MPI programs of the tests (tests/mpi/).
+MPI_TESTS = tests/mpi/stencil $(if $(HAVE_MPIFC),tests/mpi/fring tests/mpi/fring08)
+
+all: $(PROGS) $(MPTRACE) $(if $(HAVE_MPI),$(MPT_LIB))
 
 # Rebuild everything when the compiler flags change (e.g. SANITIZE=...).
 lib/.cflags: FORCE
@@ -56,6 +79,24 @@ tools/%: tools/%.c $(LIB) lib/.cflags
 
 tests/unit/%: tests/unit/%.c $(LIB) lib/.cflags
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(MPTRACE): tools/mptrace/mptrace.c $(LIB) lib/.cflags
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -ldl
+
+tools/mptrace/mpt_%.o: tools/mptrace/mpt_%.c lib/.cflags
+	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) $(MPT_CFLAGS) -c -o $@ $<
+
+$(MPT_LIB): $(MPT_OBJ)
+	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) -shared $(MPT_SAN) -o $@ $(MPT_OBJ) $(MPT_LIBS)
+
+tests/mpi/stencil: tests/mpi/stencil.c lib/.cflags
+	OMPI_CC=$(CC) MPICH_CC=$(CC) $(MPICC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CFLAGS) $(WARN) -o $@ $<
+
+tests/mpi/%: tests/mpi/%.f90
+	$(MPIFC) -O2 -o $@ $<
+
+# The MPI test programs, when MPI is installed.
+mpi-tests: $(if $(HAVE_MPI),$(MPI_TESTS))
 
 # The end of a recipe that installs the Debian packages listed in the
 # shell variable missing (needs root and apt-get).
@@ -78,9 +119,20 @@ deps:
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
 	command -v bzip2 >/dev/null 2>&1 || missing="$$missing bzip2"; \
 	$(apt_install)
+	@missing=; \
+	command -v mpicc >/dev/null 2>&1 || missing="$$missing libopenmpi-dev"; \
+	command -v mpirun >/dev/null 2>&1 || missing="$$missing openmpi-bin"; \
+	command -v otf2-config >/dev/null 2>&1 || missing="$$missing libotf2-trace-dev"; \
+	command -v otf2-print >/dev/null 2>&1 || missing="$$missing otf2-tools"; \
+	command -v gfortran >/dev/null 2>&1 || missing="$$missing gfortran"; \
+	if [ -n "$$missing" ] && { [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; }; then \
+		echo "make: not installed:$$missing (needs root and apt-get); mptrace is built without them as far as it can be, and its tests skip"; \
+	else \
+		$(apt_install); \
+	fi
 
 check: deps
-	@$(MAKE) --no-print-directory all units
+	@$(MAKE) --no-print-directory all units mpi-tests
 	@sh tests/run.sh
 
 units: $(UNITS)
@@ -90,7 +142,7 @@ units: $(UNITS)
 check-clang:
 	@missing=; command -v clang >/dev/null 2>&1 || missing=" clang"; \
 	$(apt_install)
-	@$(MAKE) --no-print-directory CC=clang WERROR=1 all units
+	@$(MAKE) --no-print-directory CC=clang WERROR=1 all units mpi-tests
 	@for u in $(UNITS); do \
 		./$$u >/dev/null || { echo "check-clang: $$u failed" >&2; exit 1; }; \
 	done; echo "check-clang: built with clang -Werror, $(words $(UNITS)) unit tests passed"
@@ -107,7 +159,7 @@ bench-deps: deps
 	$(apt_install)
 
 bench: bench-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all mpi-tests
 	@sh pipelines/bench/bench.sh
 
 # Fuzz the decoders for FUZZ_SECONDS each (tests/fuzz/); not part of check.
@@ -151,21 +203,28 @@ install-files:
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	mkdir -p $(DESTDIR)$(DATADIR)/traces/netrace
 	for p in $(PROGS); do install -m 755 $$p $(DESTDIR)$(BINDIR)/; done
+	install -m 755 $(MPTRACE) $(DESTDIR)$(BINDIR)/
+	if [ -f $(MPT_LIB) ]; then mkdir -p $(DESTDIR)$(LIBDIR)/meshpipe && \
+		install -m 755 $(MPT_LIB) $(DESTDIR)$(LIBDIR)/meshpipe/; fi
 	for m in $(MANS); do s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	for t in $(TRACES); do install -m 644 $$t $(DESTDIR)$(DATADIR)/$$t; done
 
 # Remove what install put there (the same PREFIX and DESTDIR).
 uninstall:
-	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$${p##*/}; done
+	for p in $(PROGS) $(MPTRACE); do rm -f $(DESTDIR)$(BINDIR)/$${p##*/}; done
+	rm -f $(DESTDIR)$(LIBDIR)/meshpipe/libmptrace.so
+	-rmdir $(DESTDIR)$(LIBDIR)/meshpipe 2>/dev/null
 	for m in $(MANS); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 	for t in $(TRACES); do rm -f $(DESTDIR)$(DATADIR)/$$t; done
 	-rmdir $(DESTDIR)$(DATADIR)/traces/netrace $(DESTDIR)$(DATADIR)/traces $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	rm -f lib/*.o lib/*.d $(LIB) lib/.cflags $(PROGS) tools/*.d $(UNITS) tests/unit/*.d
+	rm -f $(MPTRACE) $(MPT_LIB) tools/mptrace/*.o tools/mptrace/*.d tests/mpi/stencil \
+		tests/mpi/fring tests/mpi/fring08 tests/mpi/*.mod
 	rm -rf tests/tmp
 
-.PHONY: all check check-clang units demo bench bench-deps cicover readme-figures readme-figures-check fuzz soak install install-files uninstall clean deps FORCE
+.PHONY: all check check-clang units mpi-tests demo bench bench-deps cicover readme-figures readme-figures-check fuzz soak install install-files uninstall clean deps FORCE
 .SECONDARY: $(LIB_OBJ)
 
--include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d)
+-include $(LIB_SRC:.c=.d) $(PROG_SRC:.c=.d) $(UNIT_SRC:.c=.d) $(MPT_SRC:.c=.d) tools/mptrace/mptrace.d

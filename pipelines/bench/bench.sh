@@ -622,4 +622,7 @@ echo
 sh pipelines/bench/deps.sh
 
 echo
+sh pipelines/bench/mptrace.sh
+
+echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null); finished $(now)"
